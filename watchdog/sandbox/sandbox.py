@@ -1,0 +1,84 @@
+"""The read-only query tool: the only path from watchdog to a user database."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+
+from sqlalchemy.engine import make_url
+from sqlglot import exp
+
+from watchdog.errors import DatabaseUnavailable
+from watchdog.redact import safe_url
+from watchdog.sandbox.policy import ReadOnlyPolicy, sqlglot_dialect
+from watchdog.sandbox.result import QueryResult
+from watchdog.sandbox.sessions import Session, open_session
+
+log = logging.getLogger(__name__)
+
+DEFAULT_TIMEOUT_S = 30.0
+DEFAULT_MAX_ROWS = 1000
+DEFAULT_MAX_BYTES = 16 * 1024 * 1024
+
+
+class Sandbox:
+    """Runs one read statement at a time, vetted by the parser and enforced by the database.
+
+    >>> box = Sandbox("sqlite:///reports/demo/crm.db", timeout_s=5, max_rows=100)
+    >>> box.query("SELECT count(*) FROM contacts").scalar()    # doctest: +SKIP
+    """
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+        max_rows: int = DEFAULT_MAX_ROWS,
+        max_bytes: int = DEFAULT_MAX_BYTES,
+        policy: ReadOnlyPolicy | None = None,
+        session: Session | None = None,
+    ):
+        try:
+            parsed = make_url(url)
+        except Exception:
+            raise DatabaseUnavailable(f"not a database URL: {safe_url(url)!r}") from None
+        self.display_url = safe_url(url)
+        self.timeout_s = float(timeout_s)
+        self.max_rows = int(max_rows)
+        self.max_bytes = int(max_bytes)
+        self.dialect = sqlglot_dialect(parsed.get_backend_name())
+        self.policy = policy or ReadOnlyPolicy(self.dialect)
+        self._session = session or open_session(url)
+        self._listeners: list[Callable[[str], None]] = []
+        self._lock = threading.Lock()
+
+    def on_execute(self, listener: Callable[[str], None]) -> None:
+        """Call ``listener(sql)`` for every statement sent to the database (tests, counters)."""
+        self._listeners.append(listener)
+
+    def vet(self, sql: str) -> exp.Expression:
+        """Parse and check ``sql`` without running it (raises QueryRefused)."""
+        return self.policy.vet(sql)
+
+    def query(self, sql: str, *, max_rows: int | None = None, timeout_s: float | None = None) -> QueryResult:
+        """Run one read statement and return its rows (raises a SandboxError subclass)."""
+        self.policy.vet(sql)
+        for listener in self._listeners:
+            listener(sql)
+        log.debug("query on %s: %s", self.display_url, sql)
+        return self._session.run(
+            sql,
+            max_rows=self.max_rows if max_rows is None else max(0, int(max_rows)),
+            max_bytes=self.max_bytes,
+            timeout_s=self.timeout_s if timeout_s is None else float(timeout_s),
+        )
+
+    def close(self) -> None:
+        self._session.close()
+
+    def __enter__(self) -> Sandbox:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()

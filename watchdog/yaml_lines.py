@@ -1,0 +1,62 @@
+"""Load YAML while remembering the line of every key and item, for error messages.
+
+``load_with_lines(text)`` returns ``(data, lines)`` where ``lines`` maps a path such as
+``("tables", "contacts", 2, "regex")`` to its 1-based line number.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+from yaml.constructor import SafeConstructor
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+Path = tuple[Any, ...]
+
+
+class YamlLines(dict[Path, int]):
+    """Line numbers by path; :meth:`line` falls back to the nearest known parent."""
+
+    def line(self, path: Path) -> int | None:
+        path = tuple(path)
+        while path:
+            if path in self:
+                return self[path]
+            path = path[:-1]
+        return self.get((), None)
+
+
+class DuplicateKeyError(ValueError):
+    def __init__(self, key: Any, line: int):
+        super().__init__(f"duplicate key {key!r}")
+        self.key = key
+        self.line = line
+
+
+def load_with_lines(text: str) -> tuple[Any, YamlLines]:
+    """Parse ``text`` (raises ``yaml.YAMLError`` with a line on bad syntax)."""
+    node = yaml.compose(text, Loader=yaml.SafeLoader)
+    lines = YamlLines()
+    if node is None:
+        return None, lines
+    constructor = SafeConstructor()
+    return _build(node, (), lines, constructor), lines
+
+
+def _build(node: Node, path: Path, lines: YamlLines, constructor: SafeConstructor) -> Any:
+    lines.setdefault(path, node.start_mark.line + 1)
+    if isinstance(node, MappingNode):
+        constructor.flatten_mapping(node)
+        out: dict[Any, Any] = {}
+        for key_node, value_node in node.value:
+            key = constructor.construct_object(key_node, deep=True)
+            if key in out:
+                raise DuplicateKeyError(key, key_node.start_mark.line + 1)
+            lines[path + (key,)] = key_node.start_mark.line + 1
+            out[key] = _build(value_node, path + (key,), lines, constructor)
+        return out
+    if isinstance(node, SequenceNode):
+        return [_build(item, path + (i,), lines, constructor) for i, item in enumerate(node.value)]
+    assert isinstance(node, ScalarNode)
+    return constructor.construct_object(node, deep=True)
