@@ -1,0 +1,88 @@
+"""Terminal output for the CLI (rich): progress while scanning, a summary table at the end."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from watchdog.findings import FindingsDoc, jsonable
+from watchdog.redact import redact
+from watchdog.report.escape import plain_text
+from watchdog.report.render import measure
+from watchdog.sandbox import QueryResult
+
+STATUS_STYLE = {"pass": "green", "warn": "yellow", "fail": "red", "error": "bold red"}
+
+
+def stdout() -> Console:
+    console = Console(highlight=False, soft_wrap=False)
+    if not console.is_terminal:  # piped or captured: wide enough that check names are not cut
+        console = Console(highlight=False, soft_wrap=False, width=160)
+    return console
+
+
+def stderr() -> Console:
+    return Console(stderr=True, highlight=False)
+
+
+@contextmanager
+def scan_progress(enabled: bool = True) -> Iterator[Any]:
+    """A progress bar on stderr (only on a terminal); yields the scanner's ``on_progress`` callback."""
+    console = stderr()
+    progress = Progress(SpinnerColumn(), TextColumn("[progress.description]{task.description}"), BarColumn(),
+                        MofNCompleteColumn(), TimeElapsedColumn(), console=console, transient=True,
+                        disable=not (enabled and console.is_terminal))
+    with progress:
+        task = progress.add_task("scanning", total=None)
+
+        def update(done: int, total: int, label: str) -> None:
+            progress.update(task, completed=done, total=total, description=f"scanning {plain_text(label, 40)}")
+
+        yield update
+
+
+def summary_table(doc: FindingsDoc) -> Table:
+    table = Table(title=None, show_lines=False)
+    for name, justify in (("Check", "left"), ("Status", "left"), ("Failing", "right"), ("Total", "right"),
+                          ("Rate / observed", "right")):
+        table.add_column(name, justify=justify, overflow="fold")  # type: ignore[arg-type]
+    for f in doc.findings:
+        style = STATUS_STYLE[f.status]
+        figure = redact(plain_text(f.error, 60)) if f.status == "error" else measure(f)
+        table.add_row(plain_text(f.name, 60), f"[{style}]{f.status.upper()}[/]",
+                      "" if f.failing is None else f"{f.failing:,}", "" if f.total is None else f"{f.total:,}",
+                      figure)
+    return table
+
+
+def summary_line(doc: FindingsDoc) -> str:
+    s = doc.summary
+    return f"{s.checks} checks: {s.failed} failed, {s.warned} warned, {s.passed} passed, {s.errors} errors"
+
+
+def query_table(result: QueryResult) -> Table:
+    table = Table(show_lines=False)
+    for column in result.columns:
+        table.add_column(plain_text(column, 40), overflow="fold")
+    for row in result.rows:
+        table.add_row(*[plain_text(jsonable(v), 80) for v in row])
+    return table
+
+
+def query_json(result: QueryResult) -> str:
+    rows = [jsonable(dict(zip(result.columns, row))) for row in result.rows]
+    return json.dumps({"columns": result.columns, "rows": rows, "truncated": result.truncated}, ensure_ascii=False,
+                      indent=2)
+
+
+def error_line(prefix: str, message: object) -> None:
+    """One clear line on stderr: ``prefix: message`` (secrets masked)."""
+    text = redact(message)
+    sys.stderr.write(f"{prefix}: {text}\n")

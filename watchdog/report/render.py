@@ -1,0 +1,43 @@
+"""Render the deterministic report from findings (Jinja2). Complete and correct by construction."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from jinja2 import Environment, PackageLoader, StrictUndefined
+
+from watchdog.findings import Finding, FindingsDoc
+from watchdog.report import escape
+
+
+@lru_cache(maxsize=1)
+def _environment() -> Environment:
+    env = Environment(
+        loader=PackageLoader("watchdog", "report/templates"),
+        autoescape=False,  # Markdown: values are escaped explicitly with the md filter
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.filters.update(md=escape.md_cell, code=escape.md_code, paragraph=escape.md_paragraph, number=escape.number, percent=escape.percent, duration=escape.duration,
+                       fence=escape.code_fence)
+    env.globals["measure"] = measure
+    return env
+
+
+def measure(f: Finding) -> str:
+    """The figure of the table's last column: the rate for row checks, the observation otherwise."""
+    if f.check == "row_count":
+        return f"{escape.number(f.observed)} rows"
+    if f.check == "freshness":
+        return "no rows" if f.observed is None else f"newest is {escape.duration(f.observed)} old"
+    return escape.percent(f.rate)
+
+
+def render_markdown(doc: FindingsDoc, *, banner: str | None = None) -> str:
+    """The Markdown report: summary, one table row per check, a section per failed/warned/errored check."""
+    problems = [f for f in doc.findings if f.status in ("fail", "warn")]
+    errors = [f for f in doc.findings if f.status == "error"]
+    return _environment().get_template("report.md.j2").render(doc=doc, problems=problems, errors=errors,
+                                                              banner=banner)

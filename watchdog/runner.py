@@ -1,0 +1,93 @@
+"""One run function for every entry point (``scan``, ``demo``, later ``run`` and the scheduler).
+
+Suites are validated before any query; findings.json is written before anything that can fail
+later (report rendering now; the LLM and delivery later).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from watchdog.exit_codes import ExitCode
+from watchdog.findings import FindingsDoc
+from watchdog.report import render_markdown
+from watchdog.sandbox import Sandbox
+from watchdog.sandbox.sandbox import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S
+from watchdog.scanner import DEFAULT_SAMPLE, Progress, scan
+from watchdog.settings import Settings
+from watchdog.suites import load_suites
+
+
+@dataclass
+class ScanOutcome:
+    doc: FindingsDoc
+    out_dir: Path
+    findings_path: Path
+    report_path: Path
+
+    @property
+    def exit_code(self) -> ExitCode:
+        return self.doc.exit_code()
+
+
+def timestamp_dir(parent: Path) -> Path:
+    """A new folder ``parent/<UTC timestamp>`` (suffixed -2, -3... if that second is taken)."""
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    candidate, n = parent / stamp, 1
+    while candidate.exists():
+        n += 1
+        candidate = parent / f"{stamp}-{n}"
+    return candidate
+
+
+def expand_suite_paths(paths: Iterable[str | Path]) -> list[Path]:
+    """Files as given; a folder stands for the ``*.yaml`` / ``*.yml`` files in it."""
+    out: list[Path] = []
+    for item in paths:
+        path = Path(item)
+        if path.is_dir():
+            out.extend(sorted([*path.glob("*.yaml"), *path.glob("*.yml")]))
+        else:
+            out.append(path)
+    return out
+
+
+def run_scan(url: str, suite_paths: Iterable[str | Path], *, out_dir: Path, timeout_s: float | None = None,
+             max_rows: int | None = None, sample: int = DEFAULT_SAMPLE,
+             on_progress: Progress | None = None) -> ScanOutcome:
+    """Validate suites, scan through the sandbox, write findings.json, then report.md."""
+    suites = load_suites(expand_suite_paths(suite_paths))
+    checks = [check for suite in suites for check in suite.checks]
+    with Sandbox(url, timeout_s=timeout_s or DEFAULT_TIMEOUT_S, max_rows=max_rows or DEFAULT_MAX_ROWS) as box:
+        doc = scan(box, checks, sample=sample, suites=[str(s.path) for s in suites], on_progress=on_progress)
+    findings_path = doc.write(out_dir / "findings.json")
+    report_path = out_dir / "report.md"
+    report_path.write_text(render_markdown(doc), encoding="utf-8")
+    return ScanOutcome(doc, out_dir, findings_path, report_path)
+
+
+def run_audit(settings: Settings, name: str, *, sample: int | None = None, timeout_s: float | None = None,
+              on_progress: Progress | None = None) -> ScanOutcome:
+    """Run the audit ``name`` from the configuration into ``<reports>/<audit>/<UTC timestamp>/``."""
+    audit = settings.audit(name)
+    database = settings.databases[audit.database]
+    reports = _reports_dir(settings, audit.deliver)
+    return run_scan(
+        settings.database_url(audit.database),
+        [settings.path(p) for p in audit.checks],
+        out_dir=timestamp_dir(reports / name),
+        timeout_s=timeout_s or database.timeout_s,
+        max_rows=database.max_rows,
+        sample=audit.sample if sample is None else sample,
+        on_progress=on_progress,
+    )
+
+
+def _reports_dir(settings: Settings, deliver: list[dict]) -> Path:
+    for channel in deliver:
+        if isinstance(channel, dict) and isinstance(channel.get("file"), dict) and channel["file"].get("dir"):
+            return settings.path(channel["file"]["dir"])
+    return settings.path("reports")
