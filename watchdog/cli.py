@@ -106,7 +106,7 @@ def scan(db: str, checks: tuple[str, ...], out_dir: Path | None, as_json: bool, 
         watchdog scan --db postgresql://reader@db/shop --checks checks/ --out out/ --json
     """
     url, db_timeout, db_max_rows = _resolve_db(db, config_path)
-    target = out_dir or timestamp_dir(Path("reports") / "adhoc")
+    target = out_dir or timestamp_dir(Path("reports").resolve() / "adhoc")
     with console.scan_progress(enabled=True) as progress:
         outcome = run_scan(url, checks, out_dir=target, timeout_s=timeout_s or db_timeout, max_rows=db_max_rows,
                            sample=sample, on_progress=progress)

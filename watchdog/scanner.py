@@ -7,6 +7,7 @@ a few failing rows for each check that breaches.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -133,8 +134,12 @@ def _finding(sandbox: Sandbox, check: Check, needs: list[Metric] | None, plan_er
     return finding
 
 
+_MISSING_OBJECT = re.compile(r"no such (table|column)|(relation|column) .* does not exist|doesn't exist|"
+                             r"unknown column", re.IGNORECASE)
+
+
 def _explain(message: str, check: Check) -> str:
-    if check.table and ("no such table" in message or "does not exist" in message or "doesn't exist" in message):
+    if check.table and _MISSING_OBJECT.search(message):
         return redact(f"{message} (check `{check.table}` and its columns in the suite)")
     return redact(message)
 

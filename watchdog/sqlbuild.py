@@ -74,6 +74,17 @@ def regex_search(value: exp.Expression, pattern: str, dialect: str) -> exp.Expre
     return exp.RegexpLike(this=value, expression=exp.Literal.string(pattern))
 
 
+def exact(value: exp.Expression, dialect: str) -> exp.Expression:
+    """``value`` compared byte for byte: case- and trailing-space-sensitive on every database.
+
+    PostgreSQL and SQLite already compare text exactly; MySQL/MariaDB's default collations do
+    not ('Active' = 'active', 'a ' = 'a'), so there the value is cast to BINARY.
+    """
+    if dialect == "mysql":
+        return exp.Cast(this=value, to=exp.DataType.build("binary"))
+    return value
+
+
 def and_all(*conds: exp.Expression | None) -> exp.Expression | None:
     present = [c for c in conds if c is not None]
     if not present:

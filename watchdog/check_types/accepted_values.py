@@ -19,8 +19,11 @@ class AcceptedValues(RowConditionCheck):
 
     def condition(self, dialect: str) -> exp.Expression:
         col = sqlbuild.column(self.column or "")
-        allowed = [sqlbuild.literal(v) for v in self.options.values]  # type: ignore[attr-defined]
+        values = self.options.values  # type: ignore[attr-defined]
+        allowed = [sqlbuild.literal(v) for v in values]
+        # text values are compared exactly (case-sensitive) on every database
+        compared = sqlbuild.exact(col.copy(), dialect) if all(isinstance(v, str) for v in values) else col.copy()
         return exp.and_(
-            exp.Not(this=exp.Is(this=col.copy(), expression=exp.Null())),
-            exp.Not(this=exp.In(this=col, expressions=allowed)),
+            exp.Not(this=exp.Is(this=col, expression=exp.Null())),
+            exp.Not(this=exp.In(this=compared, expressions=allowed)),
         )

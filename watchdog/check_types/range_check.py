@@ -20,7 +20,14 @@ class RangeOptions(ColumnOptions):
     def _a_bound(self) -> "RangeOptions":
         if self.min is None and self.max is None:
             raise ValueError("give min, max or both")
+        if self.min is not None and self.max is not None and _comparable(self.min, self.max) and self.min > self.max:
+            raise ValueError(f"min ({self.min}) is greater than max ({self.max})")
         return self
+
+
+def _comparable(a: Bound, b: Bound) -> bool:
+    numbers = (int, float)
+    return (isinstance(a, numbers) and isinstance(b, numbers)) or type(a) is type(b)
 
 
 def _bound(value: Bound) -> exp.Expression:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import Field
+from pydantic import Field, model_validator
 from sqlglot import exp
 
 from watchdog import sqlbuild
@@ -17,6 +17,12 @@ from watchdog.check_types.base import Check, CheckOptions, Measurement, Metric, 
 class RowCountOptions(CheckOptions):
     min: int | None = Field(default=None, ge=0)
     max: int | None = Field(default=None, ge=0)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> "RowCountOptions":
+        if self.min is not None and self.max is not None and self.min > self.max:
+            raise ValueError(f"min ({self.min}) is greater than max ({self.max})")
+        return self
 
 
 @register

@@ -48,8 +48,12 @@ class Unique(Check):
         nulls = [exp.Is(this=sqlbuild.column(c), expression=exp.Null()) for c in self.key_columns]
         return exp.Not(this=exp.Paren(this=exp.and_(*nulls)) if len(nulls) > 1 else nulls[0])
 
+    def _keys(self, dialect: str) -> list[exp.Expression]:
+        """The grouping keys, compared exactly (values differing only in case are distinct everywhere)."""
+        return [sqlbuild.exact(sqlbuild.column(c), dialect) for c in self.key_columns]
+
     def _groups_query(self, dialect: str) -> Standalone:
-        keys = [sqlbuild.column(c) for c in self.key_columns]
+        keys = self._keys(dialect)
         groups = (
             exp.select(exp.alias_(sqlbuild.count_star(), "n", quoted=False))
             .from_(sqlbuild.table(self.table or ""))
@@ -77,7 +81,7 @@ class Unique(Check):
         )
 
     def failing_rows(self, dialect: str) -> exp.Expression:
-        keys = [sqlbuild.column(c) for c in self.key_columns]
+        keys = self._keys(dialect)
         window = exp.Window(this=sqlbuild.count_star(), partition_by=[k.copy() for k in keys])
         ranked = (
             exp.select(exp.Column(this=exp.Star(), table=sqlbuild.ident("src")), exp.alias_(window, GROUP_ROWS))
@@ -88,5 +92,5 @@ class Unique(Check):
             exp.select("*")
             .from_(ranked.subquery("grouped"))
             .where(exp.GT(this=exp.column(GROUP_ROWS), expression=exp.Literal.number(1)))
-            .order_by(*keys)
+            .order_by(*[sqlbuild.column(c) for c in self.key_columns])
         )

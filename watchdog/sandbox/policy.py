@@ -19,6 +19,7 @@ from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 
 from watchdog.errors import QueryRefused
+from watchdog.sandbox import dialects  # noqa: F401  (registers strictsqlite)
 
 logging.getLogger("sqlglot").setLevel(logging.ERROR)
 
@@ -92,7 +93,7 @@ DENIED_FUNCTIONS: frozenset[str] = frozenset(
 #: MySQL executes the body of /*! ... */ and MariaDB of /*M! ... */ comments: never accept them
 _EXECUTABLE_COMMENT = re.compile(r"/\*[!M]")
 
-_DIALECTS = {"postgresql": "postgres", "mariadb": "mysql", "mssql": "tsql", "sqlite": "sqlite", "mysql": "mysql"}
+_DIALECTS = {"postgresql": "postgres", "mariadb": "mysql", "mssql": "tsql", "sqlite": "strictsqlite", "mysql": "mysql"}
 
 
 def sqlglot_dialect(sqlalchemy_dialect: str) -> str:

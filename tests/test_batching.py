@@ -1,0 +1,245 @@
+"""How many statements a scan sends, and what they are: few aggregate reads, never rows to count."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+import sqlglot
+from sqlglot import exp
+
+from watchdog.check_types import Aggregate, Check
+from watchdog.findings import FindingsDoc
+from watchdog.planner import batch_statements, plan
+from watchdog.sandbox import Sandbox
+from watchdog.scanner import scan
+from watchdog.suites import load_suites
+from tests.dbs import TestDatabase
+
+NOW = datetime.now(timezone.utc).replace(tzinfo=None, microsecond=0)
+ORDERS = {"id": "int", "email": "text", "code": "text", "status": "text", "amount": "real", "customer_id": "int",
+          "created_at": "timestamp"}
+STATUSES = ["open", "paid", "shipped"]
+
+
+def order_rows(nulls_in_email: int = 0, negative_amounts: int = 0) -> list[tuple]:
+    """30 clean orders; the first ``nulls_in_email`` lose their email, the next ``negative_amounts`` go negative."""
+    rows = []
+    for i in range(1, 31):
+        email = None if i <= nulls_in_email else f"buyer{i}@shop.io"
+        amount = -5.0 if nulls_in_email < i <= nulls_in_email + negative_amounts else 10.0 * i
+        rows.append((i, email, f"OR-{i:04d}", STATUSES[i % 3], amount, 1 + i % 4, NOW - timedelta(hours=i)))
+    return rows
+
+
+AGGREGATE_CHECKS = """
+tables:
+  orders:
+    - not_null: id
+    - not_null: email
+    - not_null: code
+    - pattern: {column: code, regex: '^OR-[0-9]{4}$'}
+    - accepted_values: {column: status, values: [open, paid, shipped]}
+    - range: {column: amount, min: 0}
+    - row_count: {min: 1}
+    - freshness: {column: created_at, max_age: 1d}
+"""
+KEYED_CHECKS = """
+    - unique: id
+    - unique: [email, code]
+    - foreign_key: {column: customer_id, references: customers.id}
+"""
+
+
+def load_shop(db: TestDatabase, **damage: int) -> None:
+    db.create_table("orders", ORDERS, order_rows(**damage))
+    db.create_table("customers", {"id": "int"}, [(1,), (2,), (3,), (4,)])
+
+
+def load_checks(tmp_path: Path, text: str) -> list[Check]:
+    path = tmp_path / "suite.yaml"
+    path.write_text(text, encoding="utf-8")
+    return [check for suite in load_suites([path]) for check in suite.checks]
+
+
+def scan_recording(db: TestDatabase, checks: list[Check], sample: int = 5) -> tuple[FindingsDoc, list[str], str]:
+    """Scan and return the findings, every statement sent to the database, and the sqlglot dialect."""
+    sent: list[str] = []
+    with Sandbox(db.url) as sandbox:
+        sandbox.on_execute(sent.append)
+        doc = scan(sandbox, checks, sample=sample)
+        return doc, sent, sandbox.dialect
+
+
+def parse(sql: str, dialect: str) -> exp.Expression:
+    return sqlglot.parse_one(sql, read=dialect)
+
+
+def is_aggregate_read(tree: exp.Expression) -> bool:
+    """A SELECT whose every output column is an aggregate and that has no GROUP BY: it returns exactly one row."""
+    return (isinstance(tree, exp.Select) and not tree.args.get("group")
+            and all(isinstance(p.unalias(), exp.AggFunc) for p in tree.expressions))
+
+
+def is_table_batch(tree: exp.Expression, table: str) -> bool:
+    """An aggregate SELECT straight over ``table``: no sub-query, join, GROUP BY or EXISTS anywhere."""
+    tables = [t.name for t in tree.find_all(exp.Table)]
+    return (is_aggregate_read(tree) and tables == [table]
+            and not any(tree.find(kind) for kind in (exp.Subquery, exp.Exists, exp.Group, exp.Join)))
+
+
+def kinds(statements: list[str], dialect: str) -> dict[str, int]:
+    """Tally the statements by what they do."""
+    tally = {"batch": 0, "group_by": 0, "anti_join": 0, "sample": 0, "other": 0}
+    for sql in statements:
+        tree = parse(sql, dialect)
+        if is_table_batch(tree, "orders"):
+            tally["batch"] += 1
+        elif is_aggregate_read(tree) and tree.find(exp.Group):
+            tally["group_by"] += 1
+        elif is_aggregate_read(tree) and tree.find(exp.Exists):
+            tally["anti_join"] += 1
+        elif isinstance(tree, exp.Select) and tree.args.get("limit") is not None:
+            tally["sample"] += 1
+        else:
+            tally["other"] += 1
+    return tally
+
+
+def test_many_aggregate_checks_on_a_table_are_one_select(database, tmp_path):
+    load_shop(database)
+    doc, sent, dialect = scan_recording(database, load_checks(tmp_path, AGGREGATE_CHECKS))
+    assert [f.status for f in doc.findings] == ["pass"] * 8
+    assert len(sent) == 1
+    assert is_table_batch(parse(sent[0], dialect), "orders")
+    assert doc.findings[5].total == 30 and doc.findings[6].observed == 30  # all answered by that one SELECT
+
+
+def test_unique_and_foreign_key_add_one_statement_each(database, tmp_path):
+    load_shop(database)
+    doc, sent, dialect = scan_recording(database, load_checks(tmp_path, AGGREGATE_CHECKS + KEYED_CHECKS))
+    assert doc.summary.passed == doc.summary.checks == 11
+    # their totals (COUNT(*)) join the table's batch; each unique is a GROUP BY, the foreign key an anti-join
+    assert kinds(sent, dialect) == {"batch": 1, "group_by": 2, "anti_join": 1, "sample": 0, "other": 0}
+
+
+def test_samples_are_fetched_only_for_breaching_checks(database, tmp_path):
+    load_shop(database, nulls_in_email=2, negative_amounts=3)  # breaches not_null email and range amount
+    doc, sent, dialect = scan_recording(database, load_checks(tmp_path, AGGREGATE_CHECKS + KEYED_CHECKS), sample=2)
+    breaching = {f.name for f in doc.findings if f.status != "pass"}
+    assert breaching == {"orders.email.not_null", "orders.amount.range"}
+    assert kinds(sent, dialect) == {"batch": 1, "group_by": 2, "anti_join": 1, "sample": 2, "other": 0}
+    for f in doc.findings:
+        assert len(f.sample) == (2 if f.name in breaching else 0)
+    samples = [parse(sql, dialect) for sql in sent if not is_aggregate_read(parse(sql, dialect))]
+    assert all(int(tree.args["limit"].expression.name) == 2 for tree in samples)
+
+
+def test_checks_with_a_different_where_get_their_own_select(database, tmp_path):
+    load_shop(database)
+    suite = """
+tables:
+  orders:
+    - not_null: email
+    - not_null: {column: code, name: open_codes}
+      where: status = 'open'
+    - range: {column: amount, min: 0, name: open_amounts}
+      where: status = 'open'
+    - not_null: {column: email, name: big_emails}
+      where: amount > 100
+"""
+    doc, sent, dialect = scan_recording(database, load_checks(tmp_path, suite))
+    assert len(sent) == 3 and all(is_table_batch(parse(sql, dialect), "orders") for sql in sent)
+    wheres = sorted(str(parse(sql, dialect).args.get("where") or "") for sql in sent)
+    assert wheres[0] == "" and "100" in wheres[1] and "open" in wheres[2]
+    totals = {f.name: f.total for f in doc.findings}
+    # ids 3, 6, ..., 30 are open (10 rows); amounts 10 * i > 100 for i = 11..30 (20 rows)
+    assert totals == {"orders.email.not_null": 30, "open_codes": 10, "open_amounts": 10, "big_emails": 20}
+
+
+def test_identical_metrics_are_computed_once(database, tmp_path):
+    load_shop(database)
+    suite = AGGREGATE_CHECKS + """
+    - not_null: {column: email, name: email_again, max_count: 3}
+"""
+    checks = load_checks(tmp_path, suite)
+    with Sandbox(database.url) as sandbox:
+        the_plan = plan(checks, sandbox.dialect)
+    # COUNT(*) is shared by all 9 checks and the repeated not_null email adds nothing:
+    # COUNT(*), 3 x not_null, pattern, accepted_values, range, MAX(created_at)
+    assert len(the_plan.statements) == 1
+    assert len(the_plan.statements[0].metrics) == 8
+
+
+def unique_aggregates(checks: list[Check], dialect: str) -> list[Aggregate]:
+    found: list[Aggregate] = []
+    for check in checks:
+        for metric in check.metrics(dialect):
+            if isinstance(metric, Aggregate) and metric not in found:
+                found.append(metric)
+    return found
+
+
+def test_a_long_batch_splits_into_statements_that_measure_the_same(database, tmp_path):
+    load_shop(database, nulls_in_email=2, negative_amounts=3)
+    with Sandbox(database.url) as sandbox:
+        aggregates = unique_aggregates(load_checks(tmp_path, AGGREGATE_CHECKS), sandbox.dialect)
+        assert len(aggregates) == 8
+        whole = batch_statements("orders", None, aggregates, sandbox.dialect)
+        split = batch_statements("orders", None, aggregates, sandbox.dialect, max_columns=3)
+        assert len(whole) == 1
+        assert [len(s.metrics) for s in split] == [3, 3, 2]
+        assert [m for s in split for m in s.metrics] == aggregates  # nothing lost, nothing repeated, in order
+        one_row = sandbox.query(whole[0].sql).rows
+        parts = [sandbox.query(s.sql).rows for s in split]
+    assert all(len(rows) == 1 for rows in [one_row, *parts])
+    assert tuple(v for rows in parts for v in rows[0]) == one_row[0]
+
+
+def test_batches_split_by_length_too(database, tmp_path):
+    load_shop(database)
+    with Sandbox(database.url) as sandbox:
+        aggregates = unique_aggregates(load_checks(tmp_path, AGGREGATE_CHECKS), sandbox.dialect)
+        # a statement may hold only one column when every column is over the length budget
+        tiny = batch_statements("orders", "status = 'open'", aggregates, sandbox.dialect, max_chars=1)
+        assert len(tiny) == len(aggregates)
+        for statement in tiny:
+            tree = parse(statement.sql, sandbox.dialect)
+            assert len(tree.expressions) == 1 and "open" in str(tree.args["where"])
+            assert len(sandbox.query(statement.sql).rows) == 1
+
+
+def test_a_split_plan_gives_the_same_values(database, tmp_path):
+    load_shop(database, nulls_in_email=2, negative_amounts=3)
+    checks = load_checks(tmp_path, AGGREGATE_CHECKS + KEYED_CHECKS)
+    with Sandbox(database.url) as sandbox:
+        def measured(max_columns: int) -> dict:
+            values = {}
+            for statement in plan(checks, sandbox.dialect, max_columns=max_columns).statements:
+                row = sandbox.query(statement.sql).rows[0]
+                values.update(dict(zip(statement.metrics, row)) if statement.is_batch else {statement.metrics[0]: row})
+            return values
+
+        assert measured(2) == measured(200)
+
+
+@pytest.mark.parametrize("sample", [0, 5])
+def test_no_statement_selects_rows_to_count_them(database, tmp_path, sample):
+    # damage every aggregate check so that each breaches and would be sampled
+    load_shop(database, nulls_in_email=2, negative_amounts=3)
+    database.run("UPDATE orders SET code = 'bad', status = 'lost', customer_id = 99 WHERE id = 30",
+                 "UPDATE orders SET id = 28 WHERE id = 29")
+    checks = load_checks(tmp_path, AGGREGATE_CHECKS + KEYED_CHECKS)
+    doc, sent, dialect = scan_recording(database, checks, sample=sample)
+    with Sandbox(database.url) as sandbox:
+        planned = [s.sql for s in plan(checks, sandbox.dialect).statements]
+    counting = [sql for sql in sent if is_aggregate_read(parse(sql, dialect))]
+    assert counting == planned  # every planned statement once, each returning exactly one row
+    rest = [parse(sql, dialect) for sql in sent if sql not in counting]
+    breaching = [f for f in doc.findings if f.status != "pass"]
+    # not_null email, pattern, accepted_values, range, unique id, foreign_key
+    assert len(breaching) == 6
+    # the only other statements are the samples, one per breaching check, each with a LIMIT
+    assert len(rest) == (len(breaching) if sample else 0)
+    assert all(int(tree.args["limit"].expression.name) == sample for tree in rest)
