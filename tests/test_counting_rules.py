@@ -161,7 +161,9 @@ def counts(f: Finding) -> tuple:
 
 def test_not_null_counts_null_rows(findings):
     # rows 6, 7, 8 have no email; 24 rows in all
-    assert counts(findings["people.email.not_null"]) == ("fail", 3, 24, 0.125)
+    nulls = findings["people.email.not_null"]
+    assert counts(nulls) == ("fail", 3, 24, 0.125)
+    assert nulls.observed is None and nulls.details == {} and nulls.column == "email" and nulls.table == "people"
     assert sorted(row["id"] for row in findings["people.email.not_null"].sample) == [6, 7, 8]
 
 

@@ -183,7 +183,6 @@ def test_max_rows_caps_the_rows_and_says_so(loaded_database):
 UNREACHABLE = [
     "postgresql+psycopg://u:S3cretPw@127.0.0.1:1/x",
     "mysql+pymysql://u:S3cretPw@127.0.0.1:1/x",
-    "sqlite:////nonexistent/S3cretPw/x.db",
 ]
 
 
@@ -194,6 +193,13 @@ def test_an_unreachable_database_is_unavailable_without_leaking_the_password(url
             sandbox.query("SELECT 1")
         assert "S3cretPw" not in sandbox.display_url
     assert "S3cretPw" not in str(caught.value) and "S3cretPw" not in repr(caught.value)
+
+
+def test_a_missing_sqlite_file_is_unavailable_and_not_created(tmp_path):
+    missing = tmp_path / "missing.db"
+    with Sandbox(f"sqlite:///{missing}") as sandbox, pytest.raises(DatabaseUnavailable, match="not found"):
+        sandbox.query("SELECT 1")
+    assert not missing.exists()
 
 
 @pytest.mark.parametrize("loaded_database", KINDS, indirect=True)
