@@ -1,0 +1,86 @@
+"""Configuration: ${VAR} interpolation, one documented path rule, errors with file, line and field."""
+
+from pathlib import Path
+
+import pytest
+
+from watchdog.errors import ConfigError
+from watchdog.redact import redact
+from watchdog.settings import load_settings
+
+BASE = """\
+base_dir: ..
+databases:
+  crm:
+    url: ${CRM_URL:-sqlite:///data/crm.db}
+    timeout_s: 5
+audits:
+  nightly:
+    database: crm
+    checks: [checks/crm.yaml]
+"""
+
+
+@pytest.fixture
+def config_file(tmp_path: Path):
+    def write(text: str) -> Path:
+        path = tmp_path / "project" / "config" / "watchdog.yaml"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+        return path
+
+    return write
+
+
+def test_relative_paths_resolve_against_base_dir_from_any_working_directory(config_file, tmp_path, monkeypatch):
+    path = config_file(BASE)
+    monkeypatch.delenv("CRM_URL", raising=False)
+    monkeypatch.chdir(tmp_path)
+    settings = load_settings(path)
+    project = (tmp_path / "project").resolve()
+    assert settings.root == project
+    assert settings.database_url("crm") == f"sqlite:///{project}/data/crm.db"
+    assert settings.path(settings.audit("nightly").checks[0]) == project / "checks" / "crm.yaml"
+
+
+def test_environment_variables_are_interpolated(config_file, monkeypatch):
+    monkeypatch.setenv("CRM_URL", "postgresql+psycopg://reader:pw-from-env@db.internal/crm")
+    settings = load_settings(config_file(BASE))
+    assert settings.database_url("crm") == "postgresql+psycopg://reader:pw-from-env@db.internal/crm"
+    assert "pw-from-env" not in redact("connecting with pw-from-env")  # registered as a secret
+
+
+def test_a_missing_variable_without_default_names_file_line_and_field(config_file, monkeypatch):
+    monkeypatch.delenv("NOPE_URL", raising=False)
+    path = config_file(BASE.replace("${CRM_URL:-sqlite:///data/crm.db}", "${NOPE_URL}"))
+    with pytest.raises(ConfigError) as caught:
+        load_settings(path)
+    assert str(caught.value).startswith(f"{path}:4: databases.crm.url: environment variable NOPE_URL is not set")
+
+
+def test_unknown_and_invalid_fields_name_their_line(config_file):
+    path = config_file(BASE.replace("timeout_s: 5", "timeout_s: -1\n    colour: blue"))
+    with pytest.raises(ConfigError) as caught:
+        load_settings(path)
+    message = str(caught.value)
+    assert f"{path}:5: databases.crm.timeout_s: Input should be greater than 0" in message
+    assert f"{path}:6: databases.crm.colour: unknown field" in message
+
+
+def test_an_audit_naming_an_unknown_database_is_refused(config_file):
+    path = config_file(BASE.replace("database: crm", "database: billing"))
+    with pytest.raises(ConfigError, match=r":8: audits.nightly.database: no database named 'billing'"):
+        load_settings(path)
+
+
+def test_watchdog_config_variable_is_used_when_no_flag_is_given(config_file, monkeypatch, tmp_path):
+    path = config_file(BASE)
+    monkeypatch.setenv("WATCHDOG_CONFIG", str(path))
+    monkeypatch.chdir(tmp_path)
+    assert load_settings().source == path.resolve()
+
+
+def test_shipped_configuration_defines_the_demo_audit():
+    settings = load_settings(Path(__file__).resolve().parent.parent / "config" / "watchdog.yaml")
+    assert settings.audit("demo").checks == ["checks/demo_crm.yaml"]
+    assert settings.path("checks/demo_crm.yaml").is_file()
