@@ -320,7 +320,8 @@ def test_default_names_follow_table_column_check(findings):
     assert {"people.email.not_null", "pairs.a+b.unique", "people.row_count", "empty_t.row_count"} <= set(findings)
 
 
-# ---- string comparison is case-sensitive everywhere, as the regex is (MariaDB's default collation is not)
+# ---- strings compare exactly everywhere, as the regex does (MariaDB's default collation ignores case
+# ---- and trailing spaces)
 
 CASE_SUITE = """
 tables:
@@ -331,18 +332,18 @@ tables:
 
 
 @pytest.fixture
-def case_findings(database: TestDatabase, tmp_path: Path) -> dict[str, Finding]:
-    database.create_table("words", {"w": "text"}, [("active",), ("Active",), ("inactive",)])
+def exact_findings(database: TestDatabase, tmp_path: Path) -> dict[str, Finding]:
+    database.create_table("words", {"w": "text"}, [("active",), ("Active",), ("active ",), ("inactive",)])
     path = tmp_path / "case.yaml"
     path.write_text(CASE_SUITE, encoding="utf-8")
     return {f.name: f for f in run_suite(database, path).findings}
 
 
-def test_accepted_values_compares_case_sensitively_on_every_database(case_findings):
-    # 'Active' is not in [active, inactive]
-    assert counts(case_findings["words.w.accepted_values"]) == ("fail", 1, 3, pytest.approx(1 / 3))
+def test_accepted_values_compares_values_exactly_on_every_database(exact_findings):
+    # 'Active' and 'active ' (trailing space) are not in [active, inactive]
+    assert counts(exact_findings["words.w.accepted_values"]) == ("fail", 2, 4, 0.5)
 
 
-def test_unique_tells_values_differing_in_case_apart_on_every_database(case_findings):
-    # 'active' and 'Active' are two distinct values, not a duplicate group
-    assert counts(case_findings["words.w.unique"]) == ("pass", 0, 3, 0.0)
+def test_unique_tells_apart_values_differing_in_case_or_trailing_space(exact_findings):
+    # 'active', 'Active' and 'active ' are three distinct values, not a duplicate group
+    assert counts(exact_findings["words.w.unique"]) == ("pass", 0, 4, 0.0)

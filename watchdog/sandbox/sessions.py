@@ -84,13 +84,16 @@ _SQLITE_ALLOWED_ACTIONS = {
     getattr(sqlite3, "SQLITE_RECURSIVE", 33),
 }
 _SQLITE_DENIED_FUNCTIONS = {"load_extension", "writefile", "edit", "fts3_tokenizer", "readfile"}
-#: PRAGMAs that only read, allowed as table-valued functions (SELECT * FROM pragma_table_info('t'))
+#: PRAGMAs that only read (none of them can set a value), allowed as table-valued functions:
+#: SELECT * FROM pragma_table_info('t')
 _SQLITE_READ_PRAGMAS = {
     "table_info", "table_xinfo", "table_list", "index_list", "index_info", "index_xinfo", "foreign_key_list",
     "database_list", "collation_list", "function_list", "module_list", "pragma_list", "compile_options",
-    "page_count", "page_size", "freelist_count", "user_version", "application_id", "schema_version",
-    "encoding", "foreign_key_check", "integrity_check", "quick_check",
+    "page_count", "freelist_count", "foreign_key_check", "integrity_check", "quick_check",
 }
+#: SQLite registers an eponymous virtual table (pragma_*) by "updating" its in-memory schema; a real
+#: UPDATE of sqlite_master is refused by SQLite itself (and by mode=ro, query_only and the parser)
+_SQLITE_SCHEMA_TABLES = {"sqlite_master", "sqlite_schema"}
 
 
 @lru_cache(maxsize=256)
@@ -112,7 +115,9 @@ def _sqlite_authorizer(action: int, arg1: str | None, arg2: str | None, _db: str
         return sqlite3.SQLITE_DENY
     if action in _SQLITE_ALLOWED_ACTIONS:
         return sqlite3.SQLITE_OK
-    if action == sqlite3.SQLITE_PRAGMA and (arg1 or "").lower() in _SQLITE_READ_PRAGMAS and arg2 is None:
+    if action == sqlite3.SQLITE_PRAGMA and (arg1 or "").lower() in _SQLITE_READ_PRAGMAS:
+        return sqlite3.SQLITE_OK
+    if action == sqlite3.SQLITE_UPDATE and (arg1 or "").lower() in _SQLITE_SCHEMA_TABLES:
         return sqlite3.SQLITE_OK
     return sqlite3.SQLITE_DENY
 
