@@ -92,24 +92,30 @@ def _resolve_db(db: str, config_path: Path | None) -> tuple[str, float | None, i
               help="Failing rows to fetch per breaching check (0: none).")
 @click.option("--timeout", "timeout_s", type=click.FloatRange(min=0, min_open=True), default=None,
               help="Seconds allowed per query (default: the database's timeout_s, else 30).")
+@click.option("--llm", is_flag=True, help="Also have an LLM write the report; its numbers are verified "
+              "(needs OPENAI_API_KEY and/or OPENAI_BASE_URL, or llm: in the config).")
 @_config_option
 def scan(db: str, checks: tuple[str, ...], out_dir: Path | None, as_json: bool, sample: int,
-         timeout_s: float | None, config_path: Path | None) -> None:
+         timeout_s: float | None, llm: bool, config_path: Path | None) -> None:
     """Run check suites against a database and write findings.json and report.md.
 
     Exit code: 0 all passed, 1 a check failed, 2 only warnings, 3 an error
-    (bad suite, no connection, a check that could not run).
+    (bad suite, no connection, a check that could not run, --llm without an endpoint).
 
     \b
     Example:
         watchdog scan --db sqlite:///reports/demo/crm.db --checks checks/demo_crm.yaml
         watchdog scan --db postgresql://reader@db/shop --checks checks/ --out out/ --json
+        OPENAI_API_KEY=... watchdog scan --db crm --checks checks/demo_crm.yaml --llm
     """
+    from watchdog.settings import load_settings_or_default
+
     url, db_timeout, db_max_rows = _resolve_db(db, config_path)
+    settings = load_settings_or_default(config_path) if llm else None
     target = out_dir or timestamp_dir(Path("reports").resolve() / "adhoc")
     with console.scan_progress(enabled=True) as progress:
         outcome = run_scan(url, checks, out_dir=target, timeout_s=timeout_s or db_timeout, max_rows=db_max_rows,
-                           sample=sample, on_progress=progress)
+                           sample=sample, on_progress=progress, llm=llm, settings=settings)
     _show_outcome(outcome, as_json)
     sys.exit(int(outcome.exit_code))
 
@@ -122,6 +128,8 @@ def _show_outcome(outcome: ScanOutcome, as_json: bool) -> None:
         out.print(console.summary_table(outcome.doc))
         out.print(console.summary_line(outcome.doc))
         out.print(f"findings: {outcome.findings_path}\nreport:   {outcome.report_path}")
+    if outcome.llm is not None:
+        console.llm_summary(outcome.llm)
     if outcome.doc.error:
         console.error_line("error", outcome.doc.error)
 
@@ -209,6 +217,9 @@ def demo(config_path: Path | None) -> None:
         outcome, _planted = run_demo(settings, on_progress=progress)
     _show_outcome(outcome, as_json=False)
     sys.exit(int(ExitCode.ERROR) if outcome.exit_code == ExitCode.ERROR else 0)
+
+
+from watchdog import cli_report  # noqa: E402,F401  (registers verify, graph, resume, trail)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -86,3 +86,20 @@ def error_line(prefix: str, message: object) -> None:
     """One clear line on stderr: ``prefix: message`` (secrets masked)."""
     text = redact(message)
     sys.stderr.write(f"{prefix}: {text}\n")
+
+
+def llm_summary(outcome: Any) -> None:
+    """What the LLM report did, and the tokens it used per role (on stderr: stdout may carry JSON)."""
+    err = stderr()
+    if outcome.outcome == "verified":
+        err.print(f"LLM report: verified (fix rounds: {outcome.fix_rounds}, re-plans: {outcome.replans}) -> "
+                  f"{outcome.report_path}")
+    else:
+        err.print(f"LLM report: NOT verified, delivered the deterministic report instead: "
+                  f"{redact(plain_text(outcome.reason, 300))}")
+        if outcome.unverified_path:
+            err.print(f"unverified draft kept at {outcome.unverified_path}")
+    for role, counts in sorted(outcome.tokens.items()):
+        err.print(f"tokens {role}: {counts.get('input', 0):,} in, {counts.get('output', 0):,} out, "
+                  f"{counts.get('calls', 0)} call(s)")
+    err.print(f"run id: {outcome.run_id} (audit: {outcome.audit_path})")

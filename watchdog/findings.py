@@ -54,6 +54,7 @@ class Summary(BaseModel):
 
 class FindingsDoc(BaseModel):
     schema_version: Literal[1] = 1
+    run_id: str | None = None
     database: str
     started_at: str
     duration_s: float

@@ -10,6 +10,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
+from secrets import token_hex
+from typing import TYPE_CHECKING
 
 from watchdog.exit_codes import ExitCode
 from watchdog.findings import FindingsDoc
@@ -20,6 +22,10 @@ from watchdog.scanner import DEFAULT_SAMPLE, Progress, scan
 from watchdog.settings import Settings
 from watchdog.suites import load_suites
 
+if TYPE_CHECKING:  # the LLM stack is imported only when an LLM report is asked for
+    from watchdog.graph.models import Models
+    from watchdog.llm_report import LLMReportOutcome
+
 
 @dataclass
 class ScanOutcome:
@@ -27,6 +33,7 @@ class ScanOutcome:
     out_dir: Path
     findings_path: Path
     report_path: Path
+    llm: LLMReportOutcome | None = None
 
     @property
     def exit_code(self) -> ExitCode:
@@ -56,21 +63,35 @@ def expand_suite_paths(paths: Iterable[str | Path]) -> list[Path]:
 
 
 def run_scan(url: str, suite_paths: Iterable[str | Path], *, out_dir: Path, timeout_s: float | None = None,
-             max_rows: int | None = None, sample: int = DEFAULT_SAMPLE,
-             on_progress: Progress | None = None) -> ScanOutcome:
-    """Validate suites, scan through the sandbox, write findings.json, then report.md."""
+             max_rows: int | None = None, sample: int = DEFAULT_SAMPLE, on_progress: Progress | None = None,
+             llm: bool = False, settings: Settings | None = None, models: Models | None = None,
+             run_id: str | None = None) -> ScanOutcome:
+    """Validate suites, scan through the sandbox, write findings.json and the deterministic report.md;
+    then, with ``llm``, run the report graph (which may replace report.md with a verified LLM report)."""
     suites = load_suites(expand_suite_paths(suite_paths))
     checks = [check for suite in suites for check in suite.checks]
+    run_id = run_id or f"{out_dir.name}-{token_hex(3)}"
     with Sandbox(url, timeout_s=timeout_s or DEFAULT_TIMEOUT_S, max_rows=max_rows or DEFAULT_MAX_ROWS) as box:
         doc = scan(box, checks, sample=sample, suites=[str(s.path) for s in suites], on_progress=on_progress)
-    findings_path = doc.write(out_dir / "findings.json")
-    report_path = out_dir / "report.md"
-    report_path.write_text(render_markdown(doc), encoding="utf-8")
-    return ScanOutcome(doc, out_dir, findings_path, report_path)
+        doc.run_id = run_id
+        findings_path = doc.write(out_dir / "findings.json")
+        report_path = out_dir / "report.md"
+        report_path.write_text(render_markdown(doc), encoding="utf-8")
+        outcome = ScanOutcome(doc, out_dir, findings_path, report_path)
+        if llm:
+            from watchdog.graph.models import build_models
+            from watchdog.llm_report import write_llm_report
+
+            if models is None:
+                build_models((settings or Settings()).llm)  # no endpoint: a clear error, findings already written
+            outcome.llm = write_llm_report(doc, out_dir, settings=settings or Settings(), run_id=run_id,
+                                           models=models, sandbox=box)
+    return outcome
 
 
 def run_audit(settings: Settings, name: str, *, sample: int | None = None, timeout_s: float | None = None,
-              on_progress: Progress | None = None) -> ScanOutcome:
+              on_progress: Progress | None = None, llm: bool | None = None,
+              models: Models | None = None) -> ScanOutcome:
     """Run the audit ``name`` from the configuration into ``<reports>/<audit>/<UTC timestamp>/``."""
     audit = settings.audit(name)
     database = settings.databases[audit.database]
@@ -83,6 +104,9 @@ def run_audit(settings: Settings, name: str, *, sample: int | None = None, timeo
         max_rows=database.max_rows,
         sample=audit.sample if sample is None else sample,
         on_progress=on_progress,
+        llm=audit.llm if llm is None else llm,
+        settings=settings,
+        models=models,
     )
 
 

@@ -50,12 +50,55 @@ class AuditConfig(_Strict):
     deliver: list[dict[str, Any]] = Field(default_factory=list)
 
 
+class RoleModels(_Strict):
+    """A model per role: the cheap one plans and reviews, the capable one writes."""
+
+    planner: str = "gpt-4.1-mini"
+    specialist: str = "gpt-4.1"
+    evaluator: str = "gpt-4.1-mini"
+
+
+class RoleTokens(_Strict):
+    """Cap on output tokens per role (sent as both max_completion_tokens and max_tokens)."""
+
+    planner: int = Field(default=1000, gt=0)
+    specialist: int = Field(default=4000, gt=0)
+    evaluator: int = Field(default=1000, gt=0)
+
+
+class LLMConfig(_Strict):
+    """The LLM report. ``base_url``/``api_key`` fall back to OPENAI_BASE_URL / OPENAI_API_KEY."""
+
+    base_url: str | None = None
+    api_key: str | None = None
+    models: RoleModels = Field(default_factory=RoleModels)
+    max_output_tokens: RoleTokens = Field(default_factory=RoleTokens)
+    temperature: float = Field(default=0.2, ge=0, le=2)
+    request_timeout_s: float = Field(default=120.0, gt=0)
+    max_attempts: int = Field(default=4, ge=1, le=10)
+    retry_wait_max_s: float = Field(default=8.0, ge=0)
+    max_fix_rounds: int = Field(default=3, ge=0, le=10)
+    max_replans: int = Field(default=1, ge=0, le=3)
+    review_threshold: float = Field(default=0.7, ge=0, le=1)
+    use_planner: bool = False
+    tool_budget: int = Field(default=5, ge=0, le=50)
+    tool_max_rows: int = Field(default=20, gt=0, le=200)
+
+    def endpoint(self) -> tuple[str | None, str | None]:
+        """(base_url, api_key), config first, then the environment; empty strings count as unset."""
+        base_url = self.base_url or os.environ.get("OPENAI_BASE_URL") or None
+        api_key = self.api_key or os.environ.get("OPENAI_API_KEY") or None
+        return base_url, api_key
+
+
 class Settings(_Strict):
     base_dir: str | None = None
+    #: where checkpoints and run state live (relative to base_dir); $WATCHDOG_STATE_DIR overrides it
+    state_dir: str = "reports/.state"
     databases: dict[str, DatabaseConfig] = Field(default_factory=dict)
     audits: dict[str, AuditConfig] = Field(default_factory=dict)
-    # sections used by the LLM report, email delivery and the scheduler (validated by those features)
-    llm: dict[str, Any] | None = None
+    llm: LLMConfig = Field(default_factory=LLMConfig)
+    # sections used by email delivery and the scheduler (validated by those features)
     smtp: dict[str, Any] | None = None
     history: dict[str, Any] | None = None
 
@@ -67,6 +110,9 @@ class Settings(_Strict):
         """A path from the config, made absolute against ``root``."""
         path = Path(value).expanduser()
         return path if path.is_absolute() else (self.root / path).resolve()
+
+    def state_path(self) -> Path:
+        return self.path(os.environ.get("WATCHDOG_STATE_DIR") or self.state_dir)
 
     def database_url(self, name: str) -> str:
         if name not in self.databases:
@@ -137,10 +183,19 @@ def load_settings(path: str | Path | None = None) -> Settings:
         except Exception:
             continue
         register_secret(password if isinstance(password, str) else None)
-    for section in (settings.llm or {}, settings.smtp or {}):
-        for key in ("api_key", "password"):
-            register_secret(section.get(key) if isinstance(section.get(key), str) else None)
+    register_secret(settings.llm.api_key)
+    register_secret(os.environ.get("OPENAI_API_KEY"))
+    smtp = settings.smtp or {}
+    register_secret(smtp.get("password") if isinstance(smtp.get("password"), str) else None)
     return settings
+
+
+def load_settings_or_default(path: str | Path | None = None) -> Settings:
+    """The configuration if one is found; otherwise defaults rooted at the current directory."""
+    if path or os.environ.get(ENV_VAR) or find_config().is_file():
+        return load_settings(path)
+    register_secret(os.environ.get("OPENAI_API_KEY"))
+    return Settings(root=Path.cwd())
 
 
 def _interpolate(value: Any, at: tuple[Any, ...], lines: YamlLines, path: Path) -> Any:
