@@ -231,6 +231,7 @@ def test_model_kwargs_max_tokens_is_renamed_too():
     assert (stub.requests[0]["max_tokens"], stub.requests[0]["max_completion_tokens"]) == (None, 66)
 
 
+@pytest.mark.filterwarnings("ignore:Pydantic serializer warnings")  # langchain-internal, on streamed parsing
 def test_streaming_reply_tool_calls_and_structured_output():
     script = [reply("a streamed answer of several words", usage=(4, 6)),
               tool_call([("Lookup", {"table": "a"}), ("Lookup", {"table": "b"})]),
@@ -280,15 +281,15 @@ def test_close_releases_the_port_and_threads():
     with StubOpenAI([reply("ok")]) as stub:
         chat(stub).invoke("x")  # leaves an idle keep-alive connection in the client's pool
         port, thread = stub.port, stub._thread
-    assert not thread.is_alive()
+    assert not thread.is_alive() and not stub._handler_threads
     with pytest.raises(OSError):
         socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
     assert stub.errors == []
 
 
 def test_cli_serves_a_reply():
-    proc = subprocess.Popen([sys.executable, "-m", "watchdog.testing.openai_stub", "--port", "0", "--reply", "from cli"],
-                            stdout=subprocess.PIPE, text=True)
+    command = [sys.executable, "-m", "watchdog.testing.openai_stub", "--port", "0", "--reply", "from cli"]
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
     try:
         line = proc.stdout.readline()
         base_url = line.split(" on ", 1)[1].split()[0]
@@ -298,3 +299,31 @@ def test_cli_serves_a_reply():
     finally:
         proc.terminate()
         proc.wait(timeout=5)
+
+
+def test_structured_picks_the_tool_named_like_the_object_among_several():
+    with StubOpenAI([structured(Verdict(ok=True, reason="by class")), structured({"table": "t"}),
+                     structured({"table": "u"}, name="Lookup")], when_empty="error") as stub:
+        llm = chat(stub).bind_tools([Lookup, Verdict])
+        assert llm.invoke("x").tool_calls[0]["name"] == "Verdict"
+        with pytest.raises(openai.InternalServerError, match="name="):
+            llm.invoke("y")
+        assert llm.invoke("z").tool_calls[0]["args"] == {"table": "u"}
+
+
+def test_concurrent_async_requests_are_served_in_parallel():
+    import asyncio
+
+    queues = {f"[role:r{i}]": [slow(0.3, then=reply(f"answer {i}"))] for i in range(4)}
+    with StubOpenAI(by_marker=queues) as stub:
+        llm = chat(stub, timeout=5)
+
+        async def main():
+            return await asyncio.gather(*(llm.ainvoke([SystemMessage(f"[role:r{i}]"), HumanMessage("go")])
+                                          for i in range(4)))
+
+        started = time.monotonic()
+        answers = asyncio.run(main())
+        elapsed = time.monotonic() - started
+    assert [a.content for a in answers] == [f"answer {i}" for i in range(4)]
+    assert elapsed < 1.0  # four 0.3 s answers overlapped

@@ -48,17 +48,35 @@ def scan_progress(enabled: bool = True) -> Iterator[Any]:
         yield update
 
 
-def summary_table(doc: FindingsDoc) -> Table:
+def summary_table(doc: FindingsDoc, trends: dict[str, str] | None = None) -> Table:
     table = Table(title=None, show_lines=False)
-    for name, justify in (("Check", "left"), ("Status", "left"), ("Failing", "right"), ("Total", "right"),
-                          ("Rate / observed", "right")):
+    columns = [("Check", "left"), ("Status", "left"), ("Failing", "right"), ("Total", "right"),
+               ("Rate / observed", "right")]
+    if trends is not None:
+        columns.insert(2, ("Change", "left"))
+    for name, justify in columns:
         table.add_column(name, justify=justify, overflow="fold")  # type: ignore[arg-type]
     for f in doc.findings:
         style = STATUS_STYLE[f.status]
         figure = redact(plain_text(f.error, 60)) if f.status == "error" else measure(f)
-        table.add_row(plain_text(f.name, 60), f"[{style}]{f.status.upper()}[/]",
-                      "" if f.failing is None else f"{f.failing:,}", "" if f.total is None else f"{f.total:,}",
-                      figure)
+        cells = [plain_text(f.name, 60), f"[{style}]{f.status.upper()}[/]",
+                 "" if f.failing is None else f"{f.failing:,}", "" if f.total is None else f"{f.total:,}", figure]
+        if trends is not None:
+            cells.insert(2, trends.get(f.name, ""))
+        table.add_row(*cells)
+    return table
+
+
+def history_table(runs: list[Any]) -> Table:
+    table = Table(show_lines=False)
+    for name in ("Run", "Audit", "Status", "Started", "Checks", "Failed", "Warned", "Errors", "Deliveries"):
+        table.add_column(name, overflow="fold")
+    for r in runs:
+        s = r.summary or {}
+        deliveries = ", ".join(f"{d.channel}:{d.status}" for d in r.deliveries)
+        style = {"passed": "green", "warned": "yellow", "failed": "red", "error": "bold red"}.get(r.status, "")
+        table.add_row(r.id, r.audit, f"[{style}]{r.status}[/]" if style else r.status, r.started_at,
+                      *(str(s.get(k, "")) for k in ("checks", "failed", "warned", "errors")), deliveries)
     return table
 
 

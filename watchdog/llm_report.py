@@ -11,14 +11,12 @@ from __future__ import annotations
 
 import json
 import secrets
-import sqlite3
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from watchdog.checkpoints import CHECKPOINT_FILE, checkpointer
 from watchdog.errors import WatchdogError
 from watchdog.findings import FindingsDoc
 from watchdog.graph.graph import build_report_graph
@@ -27,11 +25,9 @@ from watchdog.graph.tools import query_tool
 from watchdog.graph.verify import verify_fn
 from watchdog.redact import redact
 from watchdog.report import render_markdown
+from watchdog.report.render import render_changes_markdown
 from watchdog.sandbox import Sandbox
 from watchdog.settings import LLMConfig, Settings
-
-CHECKPOINT_FILE = "checkpoints.sqlite"
-
 
 @dataclass
 class LLMReportOutcome:
@@ -51,19 +47,6 @@ def new_run_id(now: datetime | None = None) -> str:
     return f"{stamp}-{secrets.token_hex(3)}"
 
 
-@contextmanager
-def checkpointer(state_dir: Path) -> Iterator[Any]:
-    """The durable checkpointer (langgraph-checkpoint-sqlite) in watchdog's state directory."""
-    from langgraph.checkpoint.sqlite import SqliteSaver
-
-    state_dir.mkdir(parents=True, exist_ok=True)
-    conn = sqlite3.connect(state_dir / CHECKPOINT_FILE, check_same_thread=False)
-    try:
-        yield SqliteSaver(conn)
-    finally:
-        conn.close()
-
-
 def recursion_limit(config: LLMConfig) -> int:
     per_attempt = 2 * config.max_fix_rounds + 4
     return per_attempt * (config.max_replans + 1) + 6
@@ -80,12 +63,13 @@ def run_config(run_id: str, config: LLMConfig) -> dict[str, Any]:
 
 
 def write_llm_report(doc: FindingsDoc, out_dir: Path, *, settings: Settings, run_id: str,
-                     models: Models | None = None, sandbox: Sandbox | None = None) -> LLMReportOutcome:
+                     models: Models | None = None, sandbox: Sandbox | None = None,
+                     trends: dict[str, str] | None = None) -> LLMReportOutcome:
     """Run the graph on ``doc`` (already on disk in ``out_dir``) and deliver its result there."""
     with checkpointer(settings.state_path()) as saver:
         graph, models = _graph(settings, models, sandbox, saver)
         initial = {"run_id": run_id, "findings": doc.model_dump(mode="json"), "out_dir": str(out_dir),
-                   "fix_round": 0, "replans": 0, "trail": [], "tokens": {}}
+                   "trends": trends, "fix_round": 0, "replans": 0, "trail": [], "tokens": {}}
         state = graph.invoke(initial, run_config(run_id, settings.llm), durability="sync")
     return deliver(state, models.names())
 
@@ -143,13 +127,15 @@ def deliver(state: dict[str, Any], model_names: dict[str, str]) -> LLMReportOutc
     unverified_path: Path | None = None
     outcome = state.get("outcome") or "fallback"
     reason = state.get("fallback_reason")
+    trends = state.get("trends")
     if outcome == "verified" and state.get("final_report"):
-        report_path.write_text(state["final_report"].rstrip() + "\n", encoding="utf-8")
+        changes = render_changes_markdown(doc, trends) if trends else ""
+        report_path.write_text(state["final_report"].rstrip() + "\n" + changes, encoding="utf-8")
     else:
         reason = reason or "the report graph did not finish"
         banner = (f"Unverified LLM draft not delivered: {redact(reason)[:600]} This is the deterministic report, "
                   "complete and correct by construction.")
-        report_path.write_text(render_markdown(doc, banner=banner), encoding="utf-8")
+        report_path.write_text(render_markdown(doc, banner=banner, trends=trends), encoding="utf-8")
         if state.get("draft"):
             unverified_path = out_dir / "report.unverified.md"
             unverified_path.write_text(state["draft"], encoding="utf-8")

@@ -19,8 +19,9 @@ from watchdog.report import render_markdown
 from watchdog.sandbox import Sandbox
 from watchdog.sandbox.sandbox import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S
 from watchdog.scanner import DEFAULT_SAMPLE, Progress, scan
-from watchdog.settings import Settings
+from watchdog.settings import Deliver, Settings
 from watchdog.suites import load_suites
+from watchdog.trends import compare
 
 if TYPE_CHECKING:  # the LLM stack is imported only when an LLM report is asked for
     from watchdog.graph.models import Models
@@ -34,6 +35,8 @@ class ScanOutcome:
     findings_path: Path
     report_path: Path
     llm: LLMReportOutcome | None = None
+    #: finding name -> new | resolved | worse | better | unchanged (None without a previous run to compare)
+    trends: dict[str, str] | None = None
 
     @property
     def exit_code(self) -> ExitCode:
@@ -65,7 +68,7 @@ def expand_suite_paths(paths: Iterable[str | Path]) -> list[Path]:
 def run_scan(url: str, suite_paths: Iterable[str | Path], *, out_dir: Path, timeout_s: float | None = None,
              max_rows: int | None = None, sample: int = DEFAULT_SAMPLE, on_progress: Progress | None = None,
              llm: bool = False, settings: Settings | None = None, models: Models | None = None,
-             run_id: str | None = None) -> ScanOutcome:
+             run_id: str | None = None, previous_findings: list[dict] | None = None) -> ScanOutcome:
     """Validate suites, scan through the sandbox, write findings.json and the deterministic report.md;
     then, with ``llm``, run the report graph (which may replace report.md with a verified LLM report)."""
     suites = load_suites(expand_suite_paths(suite_paths))
@@ -75,9 +78,11 @@ def run_scan(url: str, suite_paths: Iterable[str | Path], *, out_dir: Path, time
         doc = scan(box, checks, sample=sample, suites=[str(s.path) for s in suites], on_progress=on_progress)
         doc.run_id = run_id
         findings_path = doc.write(out_dir / "findings.json")
+        trends = (compare([f.model_dump(mode="json") for f in doc.findings], previous_findings)
+                  if previous_findings is not None else None)
         report_path = out_dir / "report.md"
-        report_path.write_text(render_markdown(doc), encoding="utf-8")
-        outcome = ScanOutcome(doc, out_dir, findings_path, report_path)
+        report_path.write_text(render_markdown(doc, trends=trends), encoding="utf-8")
+        outcome = ScanOutcome(doc, out_dir, findings_path, report_path, trends=trends)
         if llm:
             from watchdog.graph.models import build_models
             from watchdog.llm_report import write_llm_report
@@ -85,7 +90,7 @@ def run_scan(url: str, suite_paths: Iterable[str | Path], *, out_dir: Path, time
             if models is None:
                 build_models((settings or Settings()).llm)  # no endpoint: a clear error, findings already written
             outcome.llm = write_llm_report(doc, out_dir, settings=settings or Settings(), run_id=run_id,
-                                           models=models, sandbox=box)
+                                           models=models, sandbox=box, trends=trends)
     return outcome
 
 
@@ -95,7 +100,7 @@ def run_audit(settings: Settings, name: str, *, sample: int | None = None, timeo
     """Run the audit ``name`` from the configuration into ``<reports>/<audit>/<UTC timestamp>/``."""
     audit = settings.audit(name)
     database = settings.databases[audit.database]
-    reports = _reports_dir(settings, audit.deliver)
+    reports = reports_dir(settings, audit.deliver)
     return run_scan(
         settings.database_url(audit.database),
         [settings.path(p) for p in audit.checks],
@@ -110,8 +115,9 @@ def run_audit(settings: Settings, name: str, *, sample: int | None = None, timeo
     )
 
 
-def _reports_dir(settings: Settings, deliver: list[dict]) -> Path:
-    for channel in deliver:
-        if isinstance(channel, dict) and isinstance(channel.get("file"), dict) and channel["file"].get("dir"):
-            return settings.path(channel["file"]["dir"])
+def reports_dir(settings: Settings, deliver: list[Deliver]) -> Path:
+    """Where an audit files its runs: its first ``file`` channel's folder, else ``reports``."""
+    for item in deliver:
+        if item.file is not None:
+            return settings.path(item.file.dir)
     return settings.path("reports")

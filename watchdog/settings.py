@@ -14,10 +14,10 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from sqlalchemy.engine import make_url
 
 from watchdog.errors import ConfigError
@@ -39,15 +39,125 @@ class DatabaseConfig(_Strict):
     max_rows: int = Field(default=1000, gt=0)
 
 
+DeliverOn = Literal["always", "problems", "changes"]
+_EVERY = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhd])\s*$")
+
+
+class FileChannel(_Strict):
+    dir: str = "reports"
+    on: DeliverOn = "always"
+
+
+class EmailChannel(_Strict):
+    to: list[str] = Field(min_length=1)
+    on: DeliverOn = "problems"
+    attach_findings: bool = True
+
+
+class WebhookChannel(_Strict):
+    url: str = Field(pattern=r"^https?://")
+    on: DeliverOn = "problems"
+    headers: dict[str, str] = Field(default_factory=dict)
+    timeout_s: float = Field(default=10.0, gt=0)
+
+
+class Deliver(_Strict):
+    """One delivery channel: exactly one of file, email, webhook."""
+
+    file: FileChannel | None = None
+    email: EmailChannel | None = None
+    webhook: WebhookChannel | None = None
+
+    @model_validator(mode="after")
+    def _one_channel(self) -> "Deliver":
+        given = [name for name in ("file", "email", "webhook") if getattr(self, name) is not None]
+        if len(given) != 1:
+            raise ValueError("each deliver item names exactly one channel: file, email or webhook")
+        return self
+
+    @property
+    def kind(self) -> str:
+        return next(name for name in ("file", "email", "webhook") if getattr(self, name) is not None)
+
+    @property
+    def channel(self) -> FileChannel | EmailChannel | WebhookChannel:
+        return getattr(self, self.kind)
+
+
+def every_seconds(text: str) -> float:
+    match = _EVERY.match(str(text))
+    if not match:
+        raise ValueError(f"{text!r} is not an interval like 30s, 15m, 6h or 1d")
+    return float(match.group(1)) * {"s": 1, "m": 60, "h": 3600, "d": 86400}[match.group(2)]
+
+
+class Every(_Strict):
+    every: str
+
+    @field_validator("every")
+    @classmethod
+    def _interval(cls, value: str) -> str:
+        if every_seconds(value) <= 0:
+            raise ValueError("the interval must be positive")
+        return value
+
+
 class AuditConfig(_Strict):
     database: str
     checks: list[str] = Field(min_length=1)
-    schedule: str | dict[str, Any] | None = None
+    schedule: str | Every | None = None
     timezone: str = "UTC"
     llm: bool = False
     review: bool = False
     sample: int = Field(default=5, ge=0)
-    deliver: list[dict[str, Any]] = Field(default_factory=list)
+    deliver: list[Deliver] = Field(default_factory=list)
+
+    @field_validator("schedule")
+    @classmethod
+    def _cron(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            fields = value.split()
+            if len(fields) != 5:
+                raise ValueError(f"expected a 5-field cron string (minute hour day month weekday), got {value!r}")
+            from apscheduler.triggers.cron import CronTrigger
+
+            try:
+                CronTrigger.from_crontab(value)
+            except ValueError as exc:
+                raise ValueError(f"invalid cron string {value!r}: {exc}") from None
+        return value
+
+    @field_validator("timezone")
+    @classmethod
+    def _zone(cls, value: str) -> str:
+        from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ValueError(f"unknown time zone {value!r} (use an IANA name such as UTC or Europe/Paris)") from None
+        return value
+
+
+class SmtpConfig(_Strict):
+    host: str = "localhost"
+    port: int = Field(default=25, gt=0, lt=65536)
+    security: Literal["none", "starttls", "ssl"] = "none"
+    username: str = ""
+    password: str = ""
+    sender: str = "watchdog@example.com"
+    timeout_s: float = Field(default=30.0, gt=0)
+
+
+class HistoryConfig(_Strict):
+    url: str = "sqlite:///reports/history.db"
+
+
+class SchedulerConfig(_Strict):
+    misfire_grace_s: int = Field(default=300, ge=1)
+    outbox_interval_s: float = Field(default=60.0, gt=0)
+    delivery_attempts: int = Field(default=3, ge=1, le=10)
+    delivery_wait_max_s: float = Field(default=5.0, ge=0)
 
 
 class RoleModels(_Strict):
@@ -98,9 +208,9 @@ class Settings(_Strict):
     databases: dict[str, DatabaseConfig] = Field(default_factory=dict)
     audits: dict[str, AuditConfig] = Field(default_factory=dict)
     llm: LLMConfig = Field(default_factory=LLMConfig)
-    # sections used by email delivery and the scheduler (validated by those features)
-    smtp: dict[str, Any] | None = None
-    history: dict[str, Any] | None = None
+    smtp: SmtpConfig = Field(default_factory=SmtpConfig)
+    history: HistoryConfig = Field(default_factory=HistoryConfig)
+    scheduler: SchedulerConfig = Field(default_factory=SchedulerConfig)
 
     #: where the file was read from, and the folder relative paths resolve against
     source: Path | None = None
@@ -110,6 +220,9 @@ class Settings(_Strict):
         """A path from the config, made absolute against ``root``."""
         path = Path(value).expanduser()
         return path if path.is_absolute() else (self.root / path).resolve()
+
+    def history_url(self) -> str:
+        return resolve_url(self.history.url, self.root)
 
     def state_path(self) -> Path:
         return self.path(os.environ.get("WATCHDOG_STATE_DIR") or self.state_dir)
@@ -185,8 +298,12 @@ def load_settings(path: str | Path | None = None) -> Settings:
         register_secret(password if isinstance(password, str) else None)
     register_secret(settings.llm.api_key)
     register_secret(os.environ.get("OPENAI_API_KEY"))
-    smtp = settings.smtp or {}
-    register_secret(smtp.get("password") if isinstance(smtp.get("password"), str) else None)
+    register_secret(settings.smtp.password)
+    try:
+        history_password = make_url(settings.history.url).password
+        register_secret(history_password if isinstance(history_password, str) else None)
+    except Exception:
+        pass
     return settings
 
 

@@ -59,9 +59,11 @@ def build_models(config: LLMConfig) -> Models:
             temperature=config.temperature,
             timeout=config.request_timeout_s,
             max_retries=0,  # tenacity retries, once, here
-            max_completion_tokens=cap,
-            # llama.cpp's Python server reads only max_tokens: send both
+            # sent as max_completion_tokens; extra_body adds max_tokens, which llama.cpp's servers read
+            max_tokens=cap,
             extra_body={"max_tokens": cap},
+            stream_usage=True,
+            use_responses_api=False,  # OpenAI-compatible servers speak Chat Completions
         )
 
     return Models(planner=make("planner"), specialist=make("specialist"), evaluator=make("evaluator"))

@@ -28,6 +28,7 @@ class ReportState(TypedDict, total=False):
     run_id: str
     findings: dict[str, Any]          # the findings document (schema_version 1)
     out_dir: str                      # the run folder
+    trends: dict[str, str] | None     # finding name -> new/resolved/worse/better/unchanged (audits)
     # working state
     outline: str | None               # the planner's outline
     draft: str | None                 # the latest report draft

@@ -8,6 +8,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from watchdog.findings import Finding, FindingsDoc
 from watchdog.report import escape
+from watchdog.trends import MARKS, counts
 
 
 @lru_cache(maxsize=1)
@@ -35,9 +36,23 @@ def measure(f: Finding) -> str:
     return escape.percent(f.rate)
 
 
-def render_markdown(doc: FindingsDoc, *, banner: str | None = None) -> str:
-    """The Markdown report: summary, one table row per check, a section per failed/warned/errored check."""
+def render_markdown(doc: FindingsDoc, *, banner: str | None = None, trends: dict[str, str] | None = None) -> str:
+    """The Markdown report: summary, one table row per check (with its change since the previous run when
+    ``trends`` is given), a section per failed/warned/errored check."""
     problems = [f for f in doc.findings if f.status in ("fail", "warn")]
     errors = [f for f in doc.findings if f.status == "error"]
     return _environment().get_template("report.md.j2").render(doc=doc, problems=problems, errors=errors,
-                                                              banner=banner)
+                                                              banner=banner, trends=trends,
+                                                              changes=_changes_line(trends))
+
+
+def _changes_line(trends: dict[str, str] | None) -> str | None:
+    if trends is None:
+        return None
+    tally = counts(trends)
+    return ", ".join(f"{tally[m]} {m}" for m in MARKS)
+
+
+def render_changes_markdown(doc: FindingsDoc, trends: dict[str, str]) -> str:
+    """A section listing what changed since the previous run (appended to a verified LLM report)."""
+    return _environment().get_template("changes.md.j2").render(doc=doc, trends=trends, changes=_changes_line(trends))

@@ -159,7 +159,8 @@ def error(
 ) -> Step:
     """HTTP ``status`` with an OpenAI-style body ``{"error": {"message", "type", "param", "code"}}``.
     A 429 also carries ``retry-after: 0`` (unless ``headers`` sets it)."""
-    default_type, default_code = _DEFAULT_ERROR_TYPES.get(status, ("server_error" if status >= 500 else "invalid_request_error", None))
+    fallback = ("server_error" if status >= 500 else "invalid_request_error", None)
+    default_type, default_code = _DEFAULT_ERROR_TYPES.get(status, fallback)
     hdrs = {k.lower(): str(v) for k, v in (headers or {}).items()}
     if status == 429:
         hdrs.setdefault("retry-after", "0")
@@ -310,8 +311,16 @@ def _as_step(step: Step | str) -> Step:
 class StubOpenAI:
     """A scripted OpenAI-compatible server on ``127.0.0.1`` (use as a context manager).
 
-    Attributes after :meth:`start` / ``__enter__``: ``base_url`` (``http://127.0.0.1:PORT/v1``),
-    ``port``, ``requests`` (one dict per request received, see :meth:`_record`)."""
+    After :meth:`start` / ``__enter__``: ``base_url`` (``http://127.0.0.1:PORT/v1``) and ``port``.
+
+    ``requests`` holds one dict per request received, in arrival order, with the keys
+    ``method``, ``path``, ``headers`` (lower-cased; secret headers' values replaced by
+    ``"present"``), ``authorization`` (``"present"`` or ``None``), ``body`` (the parsed JSON),
+    ``marker`` (the role marker found, or ``None``), ``model``, ``max_tokens``,
+    ``max_completion_tokens``, ``temperature``, ``stream``, ``has_tools``, ``tool_names``,
+    ``tool_choice``, ``has_response_format``, ``response_format_type`` and ``served`` (what the
+    stub answered: ``"reply"``, ``"tool_call"``, ``"structured"``, ``"error"``, ``"drop"``,
+    ``"slow(2)>reply"``, or ``"stub-error"`` when no step was left)."""
 
     def __init__(
         self,
@@ -526,7 +535,8 @@ class StubOpenAI:
             "refusal": None,
             "tool_calls": [
                 {"id": cid or self._new_id("call"), "type": "function",
-                 "function": {"name": name, "arguments": args if isinstance(args, str) else json.dumps(_to_json_value(args))}}
+                 "function": {"name": name,
+                              "arguments": args if isinstance(args, str) else json.dumps(_to_json_value(args))}}
                 for name, args, cid in calls
             ],
         }
@@ -625,7 +635,8 @@ class _Handler(BaseHTTPRequestHandler):
             if model in stub.models:
                 self._send_json(200, self._model(model))
             else:
-                self._send_error_json(404, f"The model '{model}' does not exist", "invalid_request_error", "model_not_found")
+                self._send_error_json(404, f"The model '{model}' does not exist", "invalid_request_error",
+                                      "model_not_found")
         elif path in ("/health", "/v1/health"):
             self._send_json(200, {"status": "ok"})
         else:
@@ -722,7 +733,8 @@ class _Handler(BaseHTTPRequestHandler):
         for i, call in enumerate(message.get("tool_calls") or []):
             events.append(chunk({"tool_calls": [{"index": i, "id": call["id"], "type": "function",
                                                  "function": {"name": call["function"]["name"], "arguments": ""}}]}))
-            events.append(chunk({"tool_calls": [{"index": i, "function": {"arguments": call["function"]["arguments"]}}]}))
+            arguments = call["function"]["arguments"]
+            events.append(chunk({"tool_calls": [{"index": i, "function": {"arguments": arguments}}]}))
         events.append(chunk({}, finish_reason))
         if include_usage:
             events.append({**base, "choices": [], "usage": usage})

@@ -1,0 +1,69 @@
+"""What every delivery channel gets (a filed run) and the small interface each implements."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from watchdog.trends import counts
+
+
+class DeliveryError(Exception):
+    """A channel could not deliver (SMTP down, HTTP 500...): retried, then kept in the outbox."""
+
+
+@dataclass
+class RunPackage:
+    """A run as filed on disk: everything a channel needs to send it."""
+
+    run_id: str
+    audit: str
+    status: str                                   # passed | warned | failed | error
+    run_dir: Path
+    summary: dict[str, int]
+    trends: dict[str, str] = field(default_factory=dict)
+    report_markdown: str = ""
+    report_html: str = ""
+
+    @property
+    def findings_path(self) -> Path:
+        return self.run_dir / "findings.json"
+
+    def findings(self) -> dict[str, Any]:
+        return json.loads(self.findings_path.read_text(encoding="utf-8"))
+
+    @property
+    def subject(self) -> str:
+        """``[watchdog] <audit>: N failed, M warned`` plus what changed since the previous run."""
+        s = self.summary
+        subject = f"[watchdog] {self.audit}: {s.get('failed', 0)} failed, {s.get('warned', 0)} warned"
+        if s.get("errors"):
+            subject += f", {s['errors']} errors"
+        changed = {k: v for k, v in counts(self.trends).items() if v and k != "unchanged"}
+        if changed:
+            subject += " (" + ", ".join(f"{n} {mark}" for mark, n in changed.items()) + ")"
+        return subject
+
+    @classmethod
+    def load(cls, run_dir: Path) -> RunPackage:
+        """Rebuild a package from a filed run folder (used by the outbox and the review gate)."""
+        meta = json.loads((run_dir / "audit.json").read_text(encoding="utf-8"))
+        return cls(run_id=meta["run_id"], audit=meta["audit"], status=meta["status"], run_dir=run_dir,
+                   summary=meta["summary"], trends=meta.get("trends") or {},
+                   report_markdown=(run_dir / "report.md").read_text(encoding="utf-8"),
+                   report_html=(run_dir / "report.html").read_text(encoding="utf-8")
+                   if (run_dir / "report.html").is_file() else "")
+
+
+class Channel(Protocol):
+    kind: str
+
+    def targets(self) -> list[str]:
+        """Where this channel sends (recipients, a folder, a URL): each is delivered and recorded apart."""
+        ...
+
+    def send(self, package: RunPackage, target: str) -> None:
+        """Deliver ``package`` to ``target``; raise DeliveryError on failure."""
+        ...

@@ -1,0 +1,44 @@
+"""The ``file`` channel: the run folder under ``<dir>/<audit>/<UTC timestamp>/`` and ``latest`` beside it.
+
+The run is always filed first (before any other delivery); a file channel whose folder is not the
+one the run was filed in gets a copy.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+from watchdog.delivery.base import DeliveryError, RunPackage
+
+
+def point_latest(audit_dir: Path, run_dir: Path) -> Path:
+    """``<audit_dir>/latest`` -> the run folder (a relative symlink, replaced atomically)."""
+    link = audit_dir / "latest"
+    tmp = audit_dir / f".latest-{os.getpid()}"
+    if tmp.is_symlink() or tmp.exists():
+        tmp.unlink()
+    tmp.symlink_to(run_dir.name, target_is_directory=True)
+    os.replace(tmp, link)
+    return link
+
+
+class FileChannel:
+    kind = "file"
+
+    def __init__(self, directory: Path):
+        self.directory = directory
+
+    def targets(self) -> list[str]:
+        return [str(self.directory)]
+
+    def send(self, package: RunPackage, target: str) -> None:
+        audit_dir = Path(target) / package.audit
+        destination = audit_dir / package.run_dir.name
+        try:
+            if destination.resolve() != package.run_dir.resolve():
+                shutil.copytree(package.run_dir, destination, dirs_exist_ok=True)
+            point_latest(audit_dir, destination)
+        except OSError as exc:
+            raise DeliveryError(f"cannot file the run into {audit_dir}: {exc.strerror or exc}") from None

@@ -1,0 +1,130 @@
+"""Deliver a filed run through its channels: policy, retries, idempotency and the outbox.
+
+* Policy per channel (``on:``): ``always``; ``problems`` (any fail, warn or error); ``changes`` (only
+  when the findings differ from the last run delivered to the same target).
+* Each target (a recipient, a folder, a URL) is delivered and recorded apart; a run already ``sent``
+  to a target is never sent there again (idempotent by run id, also after a crash or a resume).
+* A failed delivery is retried with backoff (tenacity); if it still fails it waits in the outbox
+  (status ``pending``) and :func:`flush_outbox` retries it on the daemon's next tick and on the next
+  ``watchdog run``.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_random_exponential
+
+from watchdog.delivery.base import Channel, DeliveryError, RunPackage
+from watchdog.history import DeliveryRecord, HistoryStore
+from watchdog.redact import redact
+from watchdog.settings import Deliver, Settings
+
+log = logging.getLogger(__name__)
+
+
+def build_channel(kind: str, config: dict[str, Any], settings: Settings) -> Channel:
+    """A channel from its (stored) configuration; SMTP settings always come from the current config."""
+    if kind == "file":
+        from watchdog.delivery.file import FileChannel
+
+        return FileChannel(settings.path(config.get("dir") or "reports"))
+    if kind == "email":
+        from watchdog.delivery.email import EmailChannel
+
+        return EmailChannel(settings.smtp, list(config["to"]), attach_findings=config.get("attach_findings", True))
+    if kind == "webhook":
+        from watchdog.delivery.webhook import WebhookChannel
+
+        return WebhookChannel(config["url"], headers=config.get("headers") or {},
+                              timeout_s=config.get("timeout_s", 10.0))
+    raise ValueError(f"unknown delivery channel {kind!r}")
+
+
+def _fingerprint(findings: list[dict[str, Any]]) -> dict[str, tuple[Any, ...]]:
+    """What counts as a change for ``on: changes``: status and failing count (row counts: the count)."""
+    return {f["name"]: (f.get("status"), f.get("failing"), f.get("observed") if f.get("check") == "row_count" else None)
+            for f in findings}
+
+
+def wanted(policy: str, package: RunPackage, kind: str, target: str, store: HistoryStore) -> tuple[bool, str]:
+    """Whether the policy sends this run to this target, and why not."""
+    if policy == "always":
+        return True, ""
+    s = package.summary
+    problems = bool(s.get("failed") or s.get("warned") or s.get("errors"))
+    if policy == "problems":
+        return (True, "") if problems else (False, "no problems (on: problems)")
+    last = store.last_delivered_run(package.audit, kind, target, package.run_id)
+    if last is None:
+        return True, ""
+    same = _fingerprint(store.findings_of(last)) == _fingerprint(package.findings()["findings"])
+    return (False, f"no change since run {last} (on: changes)") if same else (True, "")
+
+
+def send_once(channel: Channel, package: RunPackage, target: str, store: HistoryStore, *, attempts: int,
+              wait_max_s: float, spec: dict[str, Any]) -> DeliveryRecord:
+    """Send to one target unless it was already sent; retry; record sent or pending (outbox)."""
+    previous = store.delivery(package.run_id, channel.kind, target)
+    if previous is not None and previous.status == "sent":
+        return previous
+    tries = previous.attempts if previous else 0
+    error: str | None = None
+    retrying = Retrying(stop=stop_after_attempt(attempts), wait=wait_random_exponential(multiplier=0.2, max=wait_max_s),
+                        retry=retry_if_exception_type(DeliveryError), reraise=True)
+    try:
+        for attempt in retrying:
+            with attempt:
+                tries += 1
+                channel.send(package, target)
+    except DeliveryError as exc:
+        error = redact(exc)
+    record = DeliveryRecord(run_id=package.run_id, channel=channel.kind, target=target,
+                            status="sent" if error is None else "pending", attempts=tries, last_error=error, spec=spec)
+    store.record_delivery(record)
+    if error:
+        log.warning("delivery %s to %s for run %s failed (%d attempts), kept in the outbox: %s",
+                    channel.kind, target, package.run_id, tries, error)
+    return record
+
+
+def deliver_package(package: RunPackage, items: list[Deliver], settings: Settings,
+                    store: HistoryStore) -> list[DeliveryRecord]:
+    """Deliver a filed run through every configured channel (policy first)."""
+    records = []
+    for item in items:
+        config = item.channel.model_dump()
+        channel = build_channel(item.kind, config, settings)
+        for target in channel.targets():
+            ok, reason = wanted(item.channel.on, package, item.kind, target, store)
+            if not ok:
+                record = DeliveryRecord(run_id=package.run_id, channel=item.kind, target=target, status="skipped",
+                                        last_error=reason, spec={"kind": item.kind, "config": config})
+                if store.delivery(package.run_id, item.kind, target) is None:
+                    store.record_delivery(record)
+                records.append(record)
+                continue
+            records.append(send_once(channel, package, target, store, attempts=settings.scheduler.delivery_attempts,
+                                     wait_max_s=settings.scheduler.delivery_wait_max_s,
+                                     spec={"kind": item.kind, "config": config}))
+    return records
+
+
+def flush_outbox(settings: Settings, store: HistoryStore) -> list[DeliveryRecord]:
+    """Retry every delivery waiting in the outbox (once each; failures stay pending)."""
+    done = []
+    for pending in store.outbox():
+        run = store.get_run(pending.run_id)
+        if run is None or not run.out_dir or not Path(run.out_dir, "audit.json").is_file():
+            continue
+        package = RunPackage.load(Path(run.out_dir))
+        kind, config = pending.spec.get("kind", pending.channel), pending.spec.get("config", {})
+        try:
+            channel = build_channel(kind, config, settings)
+        except (KeyError, ValueError) as exc:
+            log.warning("cannot rebuild the %s channel for run %s: %s", kind, pending.run_id, exc)
+            continue
+        done.append(send_once(channel, package, pending.target, store, attempts=1, wait_max_s=0, spec=pending.spec))
+    return done

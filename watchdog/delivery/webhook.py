@@ -1,0 +1,118 @@
+"""The ``webhook`` channel: POST a small JSON summary of the run to a URL (standard library only).
+
+The request carries ``Idempotency-Key: <run_id>`` so a receiver can discard a retried delivery.
+Anything but a 2xx answer (redirects included: a POST silently turned into a GET would lose the
+body) is a :class:`DeliveryError`. URLs often hold a token (in the query string, the user info or
+a long path segment, as Slack and Discord hooks do), so messages show a masked URL.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import re
+import socket
+import ssl
+import urllib.error
+import urllib.request
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from watchdog import __version__ as _version
+from watchdog.delivery.base import DeliveryError, RunPackage
+from watchdog.redact import MASK, redact, register_secret
+from watchdog.report.escape import plain_text
+
+_SECRET_HEADER = re.compile(r"auth|token|key|secret|signature|cookie|password", re.IGNORECASE)
+_TOKEN_SEGMENT = re.compile(r"^(?=.*\d)[A-Za-z0-9_\-.~%]{16,}$")
+BODY_EXCERPT = 200
+
+
+def safe_url(url: str) -> str:
+    """``url`` as it may be shown: user info, query string and token-like path segments masked."""
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        port = f":{parts.port}" if parts.port else ""
+    except ValueError:
+        return MASK
+    netloc = (f"{MASK}@" if parts.username or parts.password else "") + (f"[{host}]" if ":" in host else host) + port
+    path = "/".join(MASK if _TOKEN_SEGMENT.match(seg) else seg for seg in parts.path.split("/"))
+    return redact(urlunsplit((parts.scheme, netloc, path, MASK if parts.query else "", "")))
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None  # urllib then raises HTTPError for the 3xx answer
+
+
+class WebhookChannel:
+    kind = "webhook"
+
+    def __init__(self, url: str, headers: dict[str, str] | None = None, timeout_s: float = 10.0):
+        self.url = url
+        self.headers = dict(headers or {})
+        self.timeout_s = timeout_s
+        for name, value in self.headers.items():
+            if _SECRET_HEADER.search(name):
+                register_secret(value)
+        self._opener = urllib.request.build_opener(_NoRedirect())
+
+    def targets(self) -> list[str]:
+        return [self.url]
+
+    @staticmethod
+    def payload(package: RunPackage) -> dict[str, Any]:
+        return {"run_id": package.run_id, "audit": package.audit, "status": package.status,
+                "summary": package.summary, "trends": package.trends, "subject": package.subject,
+                "report_path": str(package.run_dir / "report.md")}
+
+    def send(self, package: RunPackage, target: str) -> None:
+        body = json.dumps(self.payload(package), ensure_ascii=False).encode("utf-8")
+        headers = {"User-Agent": f"watchdog/{_version}", **self.headers,
+                   "Content-Type": "application/json; charset=utf-8", "Idempotency-Key": package.run_id}
+        shown = safe_url(target)
+        try:
+            request = urllib.request.Request(target, data=body, headers=headers, method="POST")
+            with self._opener.open(request, timeout=self.timeout_s) as response:
+                status = response.status
+                response.read(65536)
+        except urllib.error.HTTPError as exc:
+            raise DeliveryError(self._mask(f"webhook {shown} answered HTTP {exc.code} {exc.reason}"
+                                           f"{_excerpt(exc)}", target)) from None
+        except (urllib.error.URLError, OSError, http.client.HTTPException, ValueError) as exc:
+            raise DeliveryError(self._mask(f"cannot POST to webhook {shown}: {_describe(exc, self.timeout_s)}",
+                                           target)) from None
+        if not 200 <= status < 300:
+            raise DeliveryError(self._mask(f"webhook {shown} answered HTTP {status} (expected 2xx)", target))
+
+    @staticmethod
+    def _mask(text: str, url: str) -> str:
+        return redact(text.replace(url, safe_url(url)))
+
+
+def _excerpt(exc: urllib.error.HTTPError) -> str:
+    try:
+        body = exc.read(4096).decode("utf-8", "replace").strip()
+    except Exception:
+        return ""
+    finally:
+        exc.close()
+    return f": {plain_text(body, BODY_EXCERPT)}" if body else ""
+
+
+def _describe(exc: BaseException, timeout_s: float) -> str:
+    reason: Any = exc.reason if isinstance(exc, urllib.error.URLError) else exc
+    if isinstance(reason, ConnectionRefusedError):
+        return "connection refused (is the receiver running?)"
+    if isinstance(reason, (socket.timeout, TimeoutError)):
+        return f"timed out after {timeout_s:g} s"
+    if isinstance(reason, socket.gaierror):
+        return f"cannot resolve the host name ({reason.strerror or reason})"
+    if isinstance(reason, ssl.SSLCertVerificationError):
+        return f"TLS certificate verification failed: {reason.verify_message or reason.reason}"
+    if isinstance(reason, OSError):
+        return reason.strerror or str(reason) or type(reason).__name__
+    if isinstance(reason, ValueError):
+        return "not a valid URL"
+    return plain_text(str(reason) or type(reason).__name__, 300)

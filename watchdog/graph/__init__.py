@@ -1,0 +1,1 @@
+"""The LLM report graph: nodes, prompts, tools and the deterministic verifier of report numbers."""

@@ -1,0 +1,5 @@
+"""Run history: every audit run, its findings, verify outcome and deliveries (SQLAlchemy)."""
+
+from watchdog.history.store import DeliveryRecord, HistoryStore, RunRecord
+
+__all__ = ["DeliveryRecord", "HistoryStore", "RunRecord"]

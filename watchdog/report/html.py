@@ -1,0 +1,96 @@
+"""The standalone HTML report (and the HTML/text e-mails) rendered from findings with Jinja2.
+
+Every value reaches the page through autoescaping; values that come from the database (sample
+rows, column names, error messages) are first made one plain line and truncated with
+:func:`watchdog.report.escape.plain_text`, and their ``{``/``}`` are written as character
+references so a value holding template syntax stays inert even if the page is templated again.
+The page has inline CSS only, no script, and a Content-Security-Policy that forbids scripts.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, StrictUndefined
+from markupsafe import Markup, escape
+
+from watchdog.findings import Finding, FindingsDoc
+from watchdog.report import escape as esc
+from watchdog.report.render import measure
+
+MARK_SYMBOLS = {"new": "●", "resolved": "✓", "worse": "▲", "better": "▼", "unchanged": "="}
+
+
+def _autoescape(name: str | None) -> bool:
+    """HTML templates are autoescaped; only the plain-text e-mail (``*.txt.j2``) is not."""
+    return not (name or "").endswith(".txt.j2")
+
+
+def cell(value: Any, limit: int = esc.CELL_LIMIT) -> Markup:
+    """A value as inert HTML text: one line, control characters visible, truncated, escaped."""
+    text = str(escape(esc.plain_text(value, limit)))
+    return Markup(text.replace("{", "&#123;").replace("}", "&#125;"))
+
+
+def inert(value: Any) -> Markup:
+    """Escaped text kept whole (SQL): ``{`` and ``}`` as character references too."""
+    return Markup(str(escape(str(value))).replace("{", "&#123;").replace("}", "&#125;"))
+
+
+def columns(sample: list[dict[str, Any]]) -> list[str]:
+    """The columns of sample rows, in first-seen order."""
+    seen: dict[str, None] = {}
+    for row in sample:
+        seen.update(dict.fromkeys(row))
+    return list(seen)
+
+
+def figures(f: Finding) -> str:
+    """The figures of a check as one short sentence (no database text in it: numbers only)."""
+    if f.status == "error":
+        return "could not run"
+    if f.check == "row_count":
+        lo, hi = f.params.get("min"), f.params.get("max")
+        bounds = [f"at least {esc.number(lo)}" if lo is not None else "", f"at most {esc.number(hi)}" if hi is not None else ""]
+        expected = " and ".join(b for b in bounds if b) or "at least 1"
+        return f"{esc.number(f.observed)} rows (expected {expected})"
+    if f.check == "freshness":
+        return measure(f)
+    if f.failing is None:
+        return measure(f)
+    if f.total is None:
+        return f"{esc.number(f.failing)} failing"
+    return f"{esc.number(f.failing)} of {esc.number(f.total)} failing ({esc.percent(f.rate)})"
+
+
+def mark_label(mark: str | None) -> str:
+    if not mark:
+        return ""
+    return f"{MARK_SYMBOLS.get(mark, '?')} {esc.plain_text(mark, 20)}"
+
+
+@lru_cache(maxsize=1)
+def environment() -> Environment:
+    """The Jinja2 environment of the HTML report and the e-mails (autoescape on, strict undefined)."""
+    env = Environment(
+        loader=PackageLoader("watchdog", "report/templates"),
+        autoescape=_autoescape,
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.filters.update(cell=cell, inert=inert, text=esc.plain_text, number=esc.number, percent=esc.percent,
+                       duration=esc.duration)
+    env.globals.update(measure=measure, figures=figures, columns=columns, mark_label=mark_label)
+    return env
+
+
+def render_html(doc: FindingsDoc, *, trends: dict[str, str] | None = None, banner: str | None = None,
+                audit: str | None = None) -> str:
+    """The HTML report: summary, one table row per check, a section per failed/warned/errored check."""
+    problems = [f for f in doc.findings if f.status in ("fail", "warn")]
+    errors = [f for f in doc.findings if f.status == "error"]
+    return environment().get_template("report.html.j2").render(
+        doc=doc, problems=problems, errors=errors, trends=trends, banner=banner, audit=audit)

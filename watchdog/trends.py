@@ -1,0 +1,61 @@
+"""Compare a run's findings with the previous run of the same audit (a pure function).
+
+Each finding of the current run is marked:
+
+* ``new``       -- a problem now (warn, fail or error) that was not one before (passed, or absent);
+* ``resolved``  -- it passes now but was a problem before (findings that disappeared are not listed);
+* ``worse``     -- a problem both times, and now more severe (warn -> fail) or more failing rows
+                   (for freshness: an older newest value);
+* ``better``    -- a problem both times, less severe or fewer failing rows;
+* ``unchanged`` -- everything else (the same status and figures, or passing both times).
+Without a previous run, every problem is ``new`` and every pass ``unchanged``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from typing import Any
+
+MARKS = ("new", "resolved", "worse", "better", "unchanged")
+_RANK = {"pass": 0, "warn": 1, "fail": 2, "error": 2}
+
+
+def _problem(status: str | None) -> bool:
+    return status in ("warn", "fail", "error")
+
+
+def _figure(finding: dict[str, Any]) -> float | None:
+    if finding.get("failing") is not None:
+        return float(finding["failing"])
+    if finding.get("check") == "freshness" and finding.get("observed") is not None:
+        return float(finding["observed"])
+    return None
+
+
+def mark(current: dict[str, Any], previous: dict[str, Any] | None) -> str:
+    now = current.get("status")
+    if previous is None:
+        return "new" if _problem(now) else "unchanged"
+    before = previous.get("status")
+    if _problem(now) and not _problem(before):
+        return "new"
+    if not _problem(now):
+        return "resolved" if _problem(before) else "unchanged"
+    if _RANK[now] != _RANK[before]:
+        return "worse" if _RANK[now] > _RANK[before] else "better"
+    a, b = _figure(current), _figure(previous)
+    if a is not None and b is not None and a != b:
+        return "worse" if a > b else "better"
+    return "unchanged"
+
+
+def compare(current: Iterable[dict[str, Any]], previous: Iterable[dict[str, Any]] | None) -> dict[str, str]:
+    """``{finding name: mark}`` for every finding of the current run."""
+    before = {f["name"]: f for f in previous or []}
+    return {f["name"]: mark(f, before.get(f["name"]) if previous is not None else None) for f in current}
+
+
+def counts(marks: dict[str, str]) -> dict[str, int]:
+    tally = Counter(marks.values())
+    return {m: tally.get(m, 0) for m in MARKS}
