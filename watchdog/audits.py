@@ -32,15 +32,17 @@ EXIT = {v: k for k, v in STATUS.items()}
 class AuditRun:
     run_id: str
     audit: str
-    status: str
+    status: str                     # the scan's outcome: passed | warned | failed | error
     run_dir: Path
     scan: ScanOutcome | None = None
     trends: dict[str, str] = field(default_factory=dict)
     deliveries: list[dict[str, Any]] = field(default_factory=list)
+    awaiting_review: bool = False
 
     @property
     def exit_code(self) -> ExitCode:
-        return EXIT.get(self.status, ExitCode.OK if self.status == "awaiting_review" else ExitCode.ERROR)
+        """As ``scan``: the findings decide, whether or not delivery waits for review."""
+        return EXIT.get(self.status, ExitCode.ERROR)
 
 
 def execute_audit(settings: Settings, name: str, *, store: HistoryStore | None = None, models: Any = None,
@@ -52,8 +54,8 @@ def execute_audit(settings: Settings, name: str, *, store: HistoryStore | None =
         flush_outbox(settings, store)
         run_dir = timestamp_dir(reports_dir(settings, audit.deliver) / name)
         run_id = f"{run_dir.name}-{secrets.token_hex(3)}"
-        previous = store.previous_run(name, run_id) if store.list_runs(name, limit=1) else None
         store.start_run(run_id, name, out_dir=str(run_dir))
+        previous = store.previous_run(name, run_id)
         try:
             outcome = run_scan(
                 settings.database_url(audit.database), [settings.path(p) for p in audit.checks], out_dir=run_dir,
@@ -73,8 +75,7 @@ def execute_audit(settings: Settings, name: str, *, store: HistoryStore | None =
                          verification=_llm_summary(outcome), error=outcome.doc.error)
         run = AuditRun(run_id, name, status, run_dir, outcome, outcome.trends or {})
         run.deliveries = start_delivery(settings, store, run_id, name, run_dir, review=audit.review)
-        if audit.review:
-            run.status = "awaiting_review"
+        run.awaiting_review = audit.review
         return run
     finally:
         if own_store:

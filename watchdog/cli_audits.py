@@ -45,7 +45,7 @@ def run(audit: str, as_json: bool, config_path: Path | None) -> None:
     for d in result.deliveries:
         console.stderr().print(f"delivery {d['channel']} -> {d['target']}: {d['status']}"
                                + (f" ({d['last_error']})" if d.get("last_error") else ""))
-    if result.status == "awaiting_review":
+    if result.awaiting_review:
         console.stderr().print(f"awaiting review: watchdog review approve {result.run_id}")
     sys.exit(int(result.exit_code))
 

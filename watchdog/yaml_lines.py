@@ -44,13 +44,23 @@ def load_with_lines(text: str) -> tuple[Any, YamlLines]:
     return _build(node, (), lines, constructor), lines
 
 
+_YAML11_BOOL_WORDS = {"yes", "no", "on", "off", "y", "n"}
+
+
+def _key(node: Node, constructor: SafeConstructor) -> Any:
+    """A mapping key; YAML 1.1 reads a bare ``on:`` as True, but as a key it is the word (``on: problems``)."""
+    if isinstance(node, ScalarNode) and not node.style and node.value.lower() in _YAML11_BOOL_WORDS:
+        return node.value
+    return constructor.construct_object(node, deep=True)
+
+
 def _build(node: Node, path: Path, lines: YamlLines, constructor: SafeConstructor) -> Any:
     lines.setdefault(path, node.start_mark.line + 1)
     if isinstance(node, MappingNode):
         constructor.flatten_mapping(node)
         out: dict[Any, Any] = {}
         for key_node, value_node in node.value:
-            key = constructor.construct_object(key_node, deep=True)
+            key = _key(key_node, constructor)
             if key in out:
                 raise DuplicateKeyError(key, key_node.start_mark.line + 1)
             lines[path + (key,)] = key_node.start_mark.line + 1

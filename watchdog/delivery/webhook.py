@@ -3,11 +3,13 @@
 The request carries ``Idempotency-Key: <run_id>`` so a receiver can discard a retried delivery.
 Anything but a 2xx answer (redirects included: a POST silently turned into a GET would lose the
 body) is a :class:`DeliveryError`. URLs often hold a token (in the query string, the user info or
-a long path segment, as Slack and Discord hooks do), so messages show a masked URL.
+a long path segment, as Slack and Discord hooks do), so messages show a masked URL; user info in
+the URL is sent as HTTP Basic authentication.
 """
 
 from __future__ import annotations
 
+import base64
 import http.client
 import json
 import re
@@ -16,7 +18,7 @@ import ssl
 import urllib.error
 import urllib.request
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 from watchdog import __version__ as _version
 from watchdog.delivery.base import DeliveryError, RunPackage
@@ -56,6 +58,7 @@ class WebhookChannel:
         for name, value in self.headers.items():
             if _SECRET_HEADER.search(name):
                 register_secret(value)
+                register_secret(value.split()[-1] if value.split() else None)  # "Bearer <token>": the token
         self._opener = urllib.request.build_opener(_NoRedirect())
 
     def targets(self) -> list[str]:
@@ -73,7 +76,10 @@ class WebhookChannel:
                    "Content-Type": "application/json; charset=utf-8", "Idempotency-Key": package.run_id}
         shown = safe_url(target)
         try:
-            request = urllib.request.Request(target, data=body, headers=headers, method="POST")
+            url, basic = _split_userinfo(target)
+            if basic and not any(k.lower() == "authorization" for k in headers):
+                headers["Authorization"] = basic
+            request = urllib.request.Request(url, data=body, headers=headers, method="POST")
             with self._opener.open(request, timeout=self.timeout_s) as response:
                 status = response.status
                 response.read(65536)
@@ -89,6 +95,19 @@ class WebhookChannel:
     @staticmethod
     def _mask(text: str, url: str) -> str:
         return redact(text.replace(url, safe_url(url)))
+
+
+def _split_userinfo(url: str) -> tuple[str, str | None]:
+    """``https://user:password@host/...`` -> (the URL without them, a Basic Authorization header)."""
+    parts = urlsplit(url)
+    if parts.username is None and parts.password is None:
+        return url, None
+    user, password = unquote(parts.username or ""), unquote(parts.password or "")
+    register_secret(password)
+    netloc = parts.netloc.rsplit("@", 1)[1]
+    token = base64.b64encode(f"{user}:{password}".encode("utf-8")).decode("ascii")
+    register_secret(token)
+    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment)), f"Basic {token}"
 
 
 def _excerpt(exc: urllib.error.HTTPError) -> str:

@@ -60,7 +60,8 @@ deliveries = sa.Table(
 
 
 def now_iso() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+    """UTC now, ISO 8601 with microseconds, so runs started in the same second still sort in order."""
+    return datetime.now(timezone.utc).isoformat(timespec="microseconds").replace("+00:00", "Z")
 
 
 @dataclass
@@ -195,7 +196,7 @@ class HistoryStore:
                                        runs.c.summary.is_not(None))
                  .order_by(runs.c.started_at.desc(), runs.c.id.desc()))
         if current:
-            query = query.where(runs.c.started_at <= current.started_at)
+            query = query.where(runs.c.started_at < current.started_at)
         with self.engine.connect() as conn:
             row = conn.execute(query.limit(1)).first()
             return self._record(conn, row) if row else None

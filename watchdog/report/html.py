@@ -52,7 +52,8 @@ def figures(f: Finding) -> str:
         return "could not run"
     if f.check == "row_count":
         lo, hi = f.params.get("min"), f.params.get("max")
-        bounds = [f"at least {esc.number(lo)}" if lo is not None else "", f"at most {esc.number(hi)}" if hi is not None else ""]
+        bounds = [f"at least {esc.number(lo)}" if lo is not None else "",
+                  f"at most {esc.number(hi)}" if hi is not None else ""]
         expected = " and ".join(b for b in bounds if b) or "at least 1"
         return f"{esc.number(f.observed)} rows (expected {expected})"
     if f.check == "freshness":

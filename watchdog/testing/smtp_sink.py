@@ -145,7 +145,8 @@ class SmtpSink:
         ok = login in self.users and self.users[login] == auth_data.password.decode("utf-8", "replace")
         with self._lock:
             self.auth_attempts.append((login, ok))
-        return AuthResult(success=ok, auth_data=login if ok else None)
+        # handled=False on failure: aiosmtpd then answers 535 itself
+        return AuthResult(success=ok, handled=ok, auth_data=login if ok else None)
 
     def _accept(self, session: Session, envelope: Envelope) -> str:
         with self._lock:
