@@ -1,0 +1,101 @@
+"""verify_fn against a labelled corpus of correct and wrong reports (tests/verify_corpus/cases.yaml)."""
+
+from __future__ import annotations
+
+import time
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from watchdog.findings import FindingsDoc
+from watchdog.graph.verify import verify_fn
+from watchdog.report import render_markdown
+
+CORPUS = Path(__file__).parent / "verify_corpus"
+
+
+@lru_cache(maxsize=None)
+def findings(name: str) -> FindingsDoc:
+    return FindingsDoc.load(CORPUS / name)
+
+
+@lru_cache(maxsize=1)
+def raw_cases() -> tuple[dict[str, Any], ...]:
+    return tuple(yaml.safe_load((CORPUS / "cases.yaml").read_text(encoding="utf-8"))["cases"])
+
+
+def report_of(case: dict[str, Any]) -> str:
+    by_id = {c["id"]: c for c in raw_cases()}
+    if "base" in case:
+        text = report_of(by_id[case["base"]])
+    elif case["report"] == "@template":
+        text = render_markdown(findings(case["findings"]))
+    else:
+        text = case["report"]
+    for old, new in case.get("replace", []):
+        assert old in text, f"{case['id']}: {old!r} is not in the base report"
+        text = text.replace(old, new)
+    return text
+
+
+def correct_cases() -> list[dict[str, Any]]:
+    return [c for c in raw_cases() if c["expect"] == "pass"]
+
+
+def wrong_cases() -> list[dict[str, Any]]:
+    return [c for c in raw_cases() if c["expect"] != "pass"]
+
+
+def test_corpus_size() -> None:
+    assert len(raw_cases()) >= 60
+    assert len({c["id"] for c in raw_cases()}) == len(raw_cases())
+    assert len({c["findings"] for c in raw_cases()}) >= 3
+    assert len(correct_cases()) >= 25 and len(wrong_cases()) >= 30
+
+
+@pytest.mark.parametrize("case", correct_cases(), ids=lambda c: c["id"])
+def test_correct_report_passes(case: dict[str, Any]) -> None:
+    result = verify_fn(report_of(case), findings(case["findings"]))
+    assert result.passed, "false alarm(s):\n" + "\n".join(b.message for b in result.bad)
+    assert result.ok, "nothing was checked"
+
+
+@pytest.mark.parametrize("case", wrong_cases(), ids=lambda c: c["id"])
+def test_wrong_report_is_flagged(case: dict[str, Any]) -> None:
+    result = verify_fn(report_of(case), findings(case["findings"]))
+    assert not result.passed
+    bad = result.bad
+    unmatched = list(bad)
+    for exp in case["expect"]:
+        hit = next((b for b in unmatched if b.finding == exp["finding"] and str(exp["actual"]) in b.actual), None)
+        assert hit is not None, (f"expected a bad item for {exp}; got:\n"
+                                 + "\n".join(f"  {b.finding} | {b.says} | {b.actual}" for b in bad))
+        unmatched.remove(hit)
+        assert hit.message and hit.says
+    if case.get("exact", True):
+        assert not unmatched, "unexpected bad item(s):\n" + "\n".join(b.message for b in unmatched)
+
+
+def test_dict_findings_and_json_shape() -> None:
+    case = next(c for c in raw_cases() if c["id"] == "contract_check")
+    data = verify_fn(case["report"], findings("library.json").model_dump(mode="json")).to_json_dict()
+    assert set(data) == {"passed", "ok", "bad"} and data["passed"] is False
+    first = data["bad"][0]
+    assert set(first) == {"finding", "says", "actual", "message"}
+    assert first["finding"] == "books.isbn.not_null" and first["actual"] == "2" and "7" in first["says"]
+    assert "books.isbn.not_null" in first["message"] and "7" in first["message"] and "2" in first["message"]
+
+
+def test_speed() -> None:
+    """A few milliseconds per report (the template reports carry sample tables and SQL)."""
+    texts = [(report_of(c), findings(c["findings"])) for c in raw_cases()]
+    for text, doc in texts:  # warm up (regex compilation)
+        verify_fn(text, doc)
+    start = time.perf_counter()
+    for text, doc in texts:
+        verify_fn(text, doc)
+    per_report = (time.perf_counter() - start) / len(texts)
+    assert per_report < 0.05, f"{per_report * 1000:.1f} ms per report"
