@@ -94,21 +94,22 @@ def deliver_package(package: RunPackage, items: list[Deliver], settings: Setting
                     store: HistoryStore) -> list[DeliveryRecord]:
     """Deliver a filed run through every configured channel (policy first)."""
     records = []
-    for item in items:
-        config = item.channel.model_dump()
-        channel = build_channel(item.kind, config, settings)
+    for index, item in enumerate(items):
+        channel = build_channel(item.kind, item.channel.model_dump(), settings)
+        # the outbox keeps a reference to the configured channel, never its settings (URLs and headers
+        # may hold tokens): a retry rebuilds the channel from the current configuration
+        spec = {"kind": item.kind, "index": index}
         for target in channel.targets():
             ok, reason = wanted(item.channel.on, package, item.kind, target, store)
             if not ok:
                 record = DeliveryRecord(run_id=package.run_id, channel=item.kind, target=target, status="skipped",
-                                        last_error=reason, spec={"kind": item.kind, "config": config})
+                                        last_error=reason, spec=spec)
                 if store.delivery(package.run_id, item.kind, target) is None:
                     store.record_delivery(record)
                 records.append(record)
                 continue
             records.append(send_once(channel, package, target, store, attempts=settings.scheduler.delivery_attempts,
-                                     wait_max_s=settings.scheduler.delivery_wait_max_s,
-                                     spec={"kind": item.kind, "config": config}))
+                                     wait_max_s=settings.scheduler.delivery_wait_max_s, spec=spec))
     return records
 
 
@@ -120,11 +121,21 @@ def flush_outbox(settings: Settings, store: HistoryStore) -> list[DeliveryRecord
         if run is None or not run.out_dir or not Path(run.out_dir, "audit.json").is_file():
             continue
         package = RunPackage.load(Path(run.out_dir))
-        kind, config = pending.spec.get("kind", pending.channel), pending.spec.get("config", {})
-        try:
-            channel = build_channel(kind, config, settings)
-        except (KeyError, ValueError) as exc:
-            log.warning("cannot rebuild the %s channel for run %s: %s", kind, pending.run_id, exc)
+        item = _configured_item(settings, run.audit, pending)
+        if item is None:
+            log.warning("run %s: its %s channel is no longer configured; left in the outbox", run.id, pending.channel)
             continue
+        channel = build_channel(item.kind, item.channel.model_dump(), settings)
         done.append(send_once(channel, package, pending.target, store, attempts=1, wait_max_s=0, spec=pending.spec))
     return done
+
+
+def _configured_item(settings: Settings, audit: str, pending: DeliveryRecord) -> Deliver | None:
+    """The configured channel a pending delivery belongs to (by position, else the first of its kind)."""
+    if audit not in settings.audits:
+        return None
+    items = settings.audits[audit].deliver
+    index = pending.spec.get("index")
+    if isinstance(index, int) and index < len(items) and items[index].kind == pending.channel:
+        return items[index]
+    return next((item for item in items if item.kind == pending.channel), None)
