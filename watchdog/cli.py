@@ -219,7 +219,7 @@ def demo(config_path: Path | None) -> None:
     sys.exit(int(ExitCode.ERROR) if outcome.exit_code == ExitCode.ERROR else 0)
 
 
-from watchdog import cli_audits, cli_report  # noqa: E402,F401  (register their commands)
+from watchdog import cli_audits, cli_report, cli_scheduler  # noqa: E402,F401  (register their commands)
 
 
 def main(argv: list[str] | None = None) -> None:

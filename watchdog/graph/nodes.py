@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import time
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -88,8 +89,12 @@ def make_nodes(deps: GraphDeps) -> dict[str, Callable[[ReportState], dict[str, A
                                                         state.get("failure_context")))]
         start = time.monotonic()
         try:
-            out = loop.invoke({"messages": messages, "tool_calls": 0},
-                              {"recursion_limit": loop_recursion_limit(cfg.tool_budget)})
+            # the loop keeps no checkpoints of its own (the write node is the unit of resumption);
+            # durability="exit" so it does not wait for checkpoint writes it never makes
+            with warnings.catch_warnings():
+                warnings.filterwarnings("ignore", message="`durability` has no effect")
+                out = loop.invoke({"messages": messages, "tool_calls": 0},
+                                  {"recursion_limit": loop_recursion_limit(cfg.tool_budget)}, durability="exit")
         except LLMUnavailable as exc:
             return {"llm_error": str(exc), "trail": [_entry("write", state, error=str(exc))]}
         draft = str(out["messages"][-1].content or "")

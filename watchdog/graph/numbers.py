@@ -148,7 +148,7 @@ class Num:
 
     def precision(self) -> float:
         """Half a unit of the last digit written: 1.2k → 50, 3.1% → 0.05, 37 → 0."""
-        if self.decimals or self.multiplier != 1:
+        if self.decimals or self.multiplier != 1 or self.percent:
             return 0.5 * 10 ** -self.decimals * self.multiplier
         return 0.0
 

@@ -165,8 +165,12 @@ _COUNT_NOUNS = {
     "row", "rows", "record", "records", "entry", "entries", "value", "values", "null", "nulls", "duplicate",
     "duplicates", "orphan", "orphans", "violation", "violations", "failure", "failures", "case", "cases",
     "instance", "instances", "occurrence", "occurrences", "line", "lines", "item", "items", "id", "ids",
-    "group", "groups", "reference", "references", "address", "addresses", "email", "emails", "dupes",
+    "group", "groups", "reference", "references", "address", "addresses", "email", "emails", "dupes", "copies",
+    "copy", "keys", "key",
 }
+_ROW_NOUNS = {"row", "rows", "record", "records", "entry", "entries", "line", "lines", "item", "items", "case", "cases",
+              "instance", "instances", "occurrence", "occurrences"}
+_COUNT_NOUN_RE = re.compile(r"\b(?:" + "|".join(sorted(_COUNT_NOUNS)) + r")\b")
 # a noun that belongs to one kind of check only: said of another check it is not about that finding
 _TYPE_WORDS = {
     "null": {"not_null"}, "nulls": {"not_null"}, "blank": {"not_null"}, "blanks": {"not_null"},
@@ -277,6 +281,8 @@ _SUMMARY_RES = [
                r"\s+checks?\b", re.I),
     re.compile(rf"(?:\(|\bof\s+(?:the\s+)?|\ball\s+|\bran\s+|\btotal\s+of\s+){_SUMMARY_NUM}\s+(?P<w>checks)\b", re.I),
 ]
+_SUMMARY_SCOPED = re.compile(r"\b(?:other|remaining|rest\s+of\s+the|these|those|further|additional|another|"
+                             r"last|first|previous|more|only)\s*$", re.I)
 _SUMMARY_WORDNUM = {"zero": 0, "no": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
                     "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14,
                     "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20}
@@ -348,7 +354,7 @@ _ITEM = re.compile(r"^(\s*)([-*+•]|\d{1,3}[.)])\s+(.*)$")
 _TABLE_SEP = re.compile(r"^\s*\|?\s*:?-{1,}:?\s*(?:\|\s*:?-{1,}:?\s*)*\|?\s*$")
 _QUOTE = re.compile(r"^\s{0,3}>\s?")
 _COMMENT = re.compile(r"<!--.*?-->", re.S)
-_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]*]*\s+(?=[A-Z0-9*_`\"'(\[✅❌⚠🟢🔴🟡~≈<>-])")
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]*]*\s+(?=[^\s])")
 _ABBREV = re.compile(r"(?:\b(?:e\.g|i\.e|vs|approx|ca|etc|no|cf|incl|est|al|Fig|Dr|Mr|Ms|St)\.|\d\.)$", re.I)
 
 
@@ -466,8 +472,15 @@ def _sentences(text: str) -> list[str]:
     return [s for s in (x.strip() for x in out) if s]
 
 
-_CLAUSE_SPLIT = re.compile(r";|\s[—–]\s|,\s+(?:and|but|while|whereas|whilst)\s|\s(?:while|whereas|whilst)\s|,\s(?=\D)|"
-                           r"\s(?:and|but)\s(?=\S*[\w`]+\.\w)")
+_CLAUSE_OR_PAREN = re.compile(r"[()\[\]]|;|:\s|\s[—–]\s|,\s|\s(?:and|but|while|whereas|whilst|or)\s")
+_AFTER_STOP = re.compile(r"[.;:!?()\[\]|\n" + MASK + r"]|,\s|\d|\s(?:but|and|or|while|whereas|although|though|because|"
+                         r"since|which|so|yet|than)\s")
+_WORD = re.compile(r"[a-z][\w'’-]*")
+_LABEL = re.compile(r"([a-z][a-z' /()_-]{0,40}?)\s*[:=]\s*$")
+_OF_BEFORE = re.compile(r"(?:\bout\s+of|\bof|/|\bamong|\bacross|\ball)\s*(?:the\s+|all\s+|a\s+total\s+of\s+)?$")
+_QUOTED = re.compile(r"\"[^\"\n]{1,80}\"|“[^”\n]{1,80}”|(?<![\w])'[^'\n]{1,60}'(?![\w])")
+_NOT_A_COUNT_ADJ = re.compile(r"\w+est|main|major|key|top|other|separate|new|previous|next|first|second|third|same|"
+                              r"such|more|fewer|few|many|several|remaining|biggest|largest|smallest")
 
 
 # --------------------------------------------------------------------------------------------------
@@ -521,6 +534,8 @@ class _F:
     phrase_re: re.Pattern[str] | None
     nouns: set[str]
     level: int  # 2 column-level, 1 table-level, 0 custom
+    own_table_nouns: set[str] = field(default_factory=set)
+    column_nouns: set[str] = field(default_factory=set)
     _facts: Any = None
 
     @property
@@ -540,24 +555,29 @@ class _Index:
         self.items: list[_F] = []
         self.by_name: dict[str, _F] = {}
         self.table_res: dict[str, re.Pattern[str]] = {}
+        self.nouns_by_table: dict[str, set[str]] = {}
+        self._other_nouns: dict[str | None, set[str]] = {}
         self.by_table: dict[str, list[_F]] = {}
         all_table_nouns: set[str] = set()
         for f in doc.findings:
             table_key = None
             nouns: set[str] = set()
+            table_nouns: set[str] = set()
             if f.table:
                 table_key = f.table.lower()
                 short = f.table.split(".")[-1]
                 variants = _word_variants(short, strip_suffix=False) | {table_key}
                 self.table_res.setdefault(table_key, _words_re(frozenset(variants)))
-                nouns |= {v for v in variants if " " not in v}
+                table_nouns = {v for v in variants if " " not in v}
+                nouns |= table_nouns
                 all_table_nouns |= nouns
+                self.nouns_by_table.setdefault(table_key, set()).update(table_nouns)
             columns = f.columns or ([f.column] if f.column else [])
             column_res = []
             for c in columns:
                 cv = _word_variants(c, strip_suffix=True)
                 column_res.append(_words_re(frozenset(cv)))
-                nouns |= {v for v in cv if " " not in v}
+                nouns |= {v.split()[-1] for v in cv if v.split()[-1] not in ("id", "ids", "at", "on")}
             check_re = _CHECK_RE.get(f.check)
             phrase_re = None
             if f.check == "custom_sql" or not f.table:
@@ -565,7 +585,8 @@ class _Index:
                 if len(words) >= 2:
                     phrase_re = re.compile(r"(?<![a-z0-9])" + r"[\s_-]+".join(map(re.escape, words)) + r"(?![a-z0-9])")
             level = 2 if columns else (1 if f.table else 0)
-            item = _F(f, f.name, table_key, column_res, check_re, phrase_re, nouns, level)
+            item = _F(f, f.name, table_key, column_res, check_re, phrase_re, nouns, level, set(table_nouns),
+                      nouns - table_nouns)
             self.items.append(item)
             self.by_name.setdefault(f.name.lower(), item)
             if table_key:
@@ -584,6 +605,13 @@ class _Index:
         self._tables_cache: dict[str, set[str]] = {}
         self._loose_cache: dict[tuple[str, frozenset[str]], list[_F]] = {}
         self.phrase_items = [i for i in self.items if i.phrase_re is not None]
+
+    def other_table_nouns(self, item: _F) -> set[str]:
+        hit = self._other_nouns.get(item.table_key)
+        if hit is None:
+            hit = {n for t, ns in self.nouns_by_table.items() if t != item.table_key for n in ns}
+            self._other_nouns[item.table_key] = hit
+        return hit
 
     def explicit(self, text: str) -> list[tuple[int, int, _F]]:
         if self.name_re is None:
@@ -884,29 +912,60 @@ class _Checker:
                  where: str = "") -> _F | None:
         text, code = cleaned if cleaned is not None else _clean(raw_text)
         item, explicit, ambiguous = self.resolve(text, ctx)
-        self.unknown_names(text, code, table_row=False)
         self.status_claims(text, explicit, ctx)
         self.no_issues(text, item, ctx, explicit)
         if item is None and not ambiguous and ctx.finding is None:
             self.summary_counts(text, code)
         if ambiguous:
-            self.clauses(text, code, explicit)
+            self.clauses(text, code, explicit, ctx)
             return None
         if item is not None:
             self.numbers(text, code, explicit, item, where=where)
         return item
 
-    def clauses(self, text: str, code: tuple[tuple[int, int], ...], explicit: list[tuple[int, int, _F]]) -> None:
-        bounds = [0] + [m.end() for m in _CLAUSE_SPLIT.finditer(text)] + [len(text) + 1]
+    def clauses(self, text: str, code: tuple[tuple[int, int], ...], explicit: list[tuple[int, int, _F]],
+                ctx: _Ctx) -> None:
+        """A sentence about several findings: check clause by clause, numbers after the name they follow."""
+        bounds = [0]
+        depth = 0
+        for m in _CLAUSE_OR_PAREN.finditer(text):
+            tok = m.group()
+            if tok in "([":
+                depth += 1
+            elif tok in ")]":
+                depth = max(0, depth - 1)
+            elif depth == 0:
+                bounds.append(m.end())
+        bounds.append(len(text))
+        tables = frozenset(self.idx.tables_in(text.lower())) | ctx.tables
+        listing = False  # the previous clause only listed names: what follows is "respectively"
         for a, b in zip(bounds, bounds[1:]):
-            inside = {id(i): i for s, e, i in explicit if s >= a and e <= b}
-            if len(inside) != 1:
+            seg = text[a:b]
+            inside = [(s - a, e - a, i) for s, e, i in explicit if s >= a and e <= b]
+            sub_code = tuple((max(s - a, 0), min(e, b) - a) for s, e in code if e > a and s < b)
+            distinct = {id(i): i for _s, _e, i in inside}
+            rest = self._without_names(seg, inside)
+            if distinct and not re.search(r"[^\W\d_]{3,}|\d", re.sub(r"\b(?:and|or|the|checks?|as|well)\b", "",
+                                                                         rest, flags=re.I)):
+                listing = True
                 continue
-            (item,) = inside.values()
-            seg = text[a:b - 1] if b <= len(text) else text[a:]
-            sub_code = tuple((max(s - a, 0), e - a) for s, e in code if e > a and s < b)
-            sub_explicit = [(s - a, e - a, i) for s, e, i in explicit if s >= a and e <= b]
-            self.numbers(seg, sub_code, sub_explicit, item)
+            if listing and distinct:
+                continue
+            if len(distinct) == 1:
+                (item,) = distinct.values()
+                self.numbers(seg, sub_code, inside, item)
+            elif len(distinct) > 1:
+                for k, (s, e, item) in enumerate(inside):
+                    end = inside[k + 1][0] if k + 1 < len(inside) else len(seg)
+                    if inside[k + 1:] and inside[k + 1][2] is item:
+                        continue
+                    piece = seg[s:end]
+                    pc = tuple((max(cs - s, 0), min(ce, end) - s) for cs, ce in sub_code if ce > s and cs < end)
+                    self.numbers(piece, pc, [(0, e - s, item)], item)
+            elif not listing:
+                loose = self.idx.loose(seg.lower(), tables)
+                if len(loose) == 1:
+                    self.numbers(seg, sub_code, [], loose[0])
 
     # ---- numbers -------------------------------------------------------------------------------
     def masked(self, text: str, code: tuple[tuple[int, int], ...], explicit: list[tuple[int, int, _F]]) -> str:
@@ -918,14 +977,11 @@ class _Checker:
         for m in _UNKNOWN_IN_TEXT.finditer(text):
             chars[m.start():m.end()] = MASK * (m.end() - m.start())
         masked = "".join(chars)
-        if self.idx.descriptions:
-            norm = masked
-            for d in self.idx.descriptions:
-                pos = norm.find(d)
-                while pos >= 0:
-                    norm = norm[:pos] + MASK * len(d) + norm[pos + len(d):]
-                    pos = norm.find(d, pos + len(d))
-            masked = norm
+        for d in self.idx.descriptions:
+            pos = masked.find(d)
+            while pos >= 0:
+                masked = masked[:pos] + MASK * len(d) + masked[pos + len(d):]
+                pos = masked.find(d, pos + len(d))
         return masked
 
     def numbers(self, text: str, code: tuple[tuple[int, int], ...], explicit: list[tuple[int, int, _F]], item: _F,
@@ -933,13 +989,22 @@ class _Checker:
         if not _NUMBERISH.search(text):
             return
         masked = self.masked(text, code, explicit)
+        literals = [(s, e) for s, e in code if not self.is_name_literal(text[s:e])]
+        literals += [(m.start(), m.end()) for m in _QUOTED.finditer(text)]
+        names_at = [e for _s, e, _i in explicit]
         for num in extract_numbers(masked, masked=True):
-            kind, strong = self.claim(masked, num, item, header_kind)
+            kind, strong = self.claim(masked, num, item, header_kind, literals, names_at)
             if kind is None:
                 continue
             self.compare(num, kind, strong, item, masked, header)
 
-    def claim(self, masked: str, num: Num, item: _F, header_kind: str | None) -> tuple[str | None, bool]:
+    def is_name_literal(self, literal: str) -> bool:
+        low = literal.strip().lower()
+        return (low in self.idx.by_name or low in self.idx.table_words or low in self.idx.column_words
+                or low.split(".")[-1] in self.idx.column_words)
+
+    def claim(self, masked: str, num: Num, item: _F, header_kind: str | None,
+              literals: list[tuple[int, int]] = (), names_at: list[int] = ()) -> tuple[str | None, bool]:  # type: ignore[assignment]
         """What ``num`` claims about ``item``: (kind, strong) or (None, False) when it claims nothing."""
         low = masked.lower()
         before_full = low[:num.start]
@@ -948,9 +1013,11 @@ class _Checker:
             if cut.endswith(num.approx_text):
                 before_full = cut[: len(cut) - len(num.approx_text)]
         before = before_full[-60:]
-        after_seg = re.split(r"[.;:!?()\[\]|\n" + MASK + r"]|,\s|\d", low[num.end:num.end + 80], maxsplit=1)[0]
-        after_words = re.findall(r"[a-z][\w'’-]*", after_seg)[:7]
+        after_seg = _AFTER_STOP.split(low[num.end:num.end + 80], maxsplit=1)[0]
+        after_words = _WORD.findall(after_seg)[:7]
         f = item.f
+        clause_start = max(before_full.rfind(ch) for ch in (".", ";", "!", "?", ",", "—", "(")) + 1
+        clause_before = before_full[clause_start:]
         if num.is_duration:
             if f.check != "freshness":
                 return None, False
@@ -960,7 +1027,8 @@ class _Checker:
             return None, False
         if after_words and after_words[0] in _SKIP_AFTER_WORDS:
             return None, False
-        clause_before = re.split(r"[.;!?]\s|,\s", before)[-1]
+        if any(s >= clause_start and e <= num.start for s, e in literals):
+            return None, False  # about a value ("`x@y` appears in 3 rows"), not the finding
         if _RELATIVE.search(clause_before[-30:] + " " + " ".join(after_words[:3])) or _AGGREGATE.search(
                 clause_before + " " + " ".join(after_words)):
             return None, False
@@ -970,37 +1038,53 @@ class _Checker:
             if w in _COUNT_NOUNS or w in item.nouns:
                 noun_at = k
                 break
+        adjectives = after_words[:noun_at] if noun_at > 0 else []
+        if any(_NOT_A_COUNT_ADJ.fullmatch(w) for w in adjectives):
+            return None, False
+        if re.search(r"(?:\d|\bone)\s+in\s*$", before) or (after_words[:1] == ["in"] and re.match(
+                r"\s*in\s+\d", low[num.end:num.end + 8])):
+            return None, False  # a ratio: "1 in 50 contacts"
+        if noun_at >= 0:
+            head_noun = after_words[noun_at]
+            if item.table_key and head_noun in self.idx.other_table_nouns(item) and head_noun not in item.own_table_nouns:
+                return None, False  # "the companies table has 200 rows" said next to a contacts check
+            if (f.check != "unique" and head_noun in item.column_nouns and head_noun not in _ROW_NOUNS
+                    and re.search(r"\b(?:distinct|different|unique|separate)\b", " ".join(adjectives))):
+                return None, False  # distinct values of a non-unique check are not among the facts
+        other_tables = self.idx.tables_in(clause_before) - ({item.table_key} if item.table_key else set())
+        if other_tables and item.table_key and not (self.idx.tables_in(clause_before) & {item.table_key}):
+            return None, False  # the clause is about another table
         phrase = " ".join(after_words[: (noun_at + 1 + 4) if noun_at >= 0 else 4])
         for w in after_words[: noun_at + 1 if noun_at >= 0 else 3]:
             owners = _TYPE_WORDS.get(w)
             if owners and f.check not in owners and f.check not in ("custom_sql", "row_condition"):
                 return None, False
         label = ""
-        lm = re.search(r"([a-z][a-z' /()_-]{0,40}?)\s*[:=]\s*$", before)
+        lm = _LABEL.search(before)
         if lm:
-            label = re.split(r"[.;,(]\s*", lm.group(1))[-1]
+            label = re.split(r"[.;,(]\s*", lm.group(1))[-1].strip()
+        threshold_near = bool(_THRESHOLD_WORDS.search(clause_before[-28:]))
         if num.percent:
-            if _THRESHOLD_WORDS.search(clause_before[-25:] + " " + phrase + " " + label):
+            if threshold_near or _THRESHOLD_WORDS.search(phrase + " " + label):
                 return "threshold", False
             return "rate", True
-        if num.word:
-            if num.value == 1 and num.text.lower() == "one":
-                return None, False
-            if noun_at < 0 or noun_at > 1 or (after_words[noun_at] not in _COUNT_NOUNS):
-                return None, False
-        if header_kind in ("threshold",):
+        if threshold_near or header_kind == "threshold":
             return "threshold", False
-        of_m = re.search(r"(?:\bout\s+of|\bof|/|\bamong|\bacross|\bfrom|\ball)\s*(?:the\s+|all\s+|a\s+total\s+of\s+)?$",
-                         before)
+        if num.word:
+            if num.text.lower() == "one":
+                return None, False
+            if noun_at < 0 or re.search(r"\b(?:no|every|each|any|only)\s*$", before):
+                return None, False
+        head = after_words[noun_at] if noun_at >= 0 else ""
+        of_m = _OF_BEFORE.search(before)
         if of_m and (noun_at == 0 or not after_words or header_kind is not None):
             if _THRESHOLD_WORDS.search(phrase):
                 return "threshold", False
             return "total", True
         if header_kind is not None and header_kind not in ("prose", "name"):
-            words = phrase if noun_at >= 0 else ""
-            if words and _DUP_WORDS.search(words):
+            if noun_at >= 0 and head not in _ROW_NOUNS and _DUP_WORDS.search(phrase):
                 return "dup", True
-            if words and _EXCESS_WORDS.search(words):
+            if noun_at >= 0 and _EXCESS_WORDS.search(phrase):
                 return "excess", True
             if header_kind == "failing":
                 return ("failing_strict" if f.failing is not None else "generic"), True
@@ -1008,33 +1092,37 @@ class _Checker:
         source = None
         if noun_at >= 0:
             source = phrase
-        elif label and (re.search(r"\b(?:" + "|".join(_COUNT_NOUNS) + r")\b", label)
-                        or _FAIL_WORDS.search(label) or _TOTAL_WORDS.search(label)
-                        or _EXCESS_WORDS.search(label) or _DUP_WORDS.search(label)
+        elif label and (_COUNT_NOUN_RE.search(label) or _FAIL_WORDS.search(label) or "total" in label
+                        or _TOTAL_WORDS.search(label) or _EXCESS_WORDS.search(label) or _DUP_WORDS.search(label)
                         or any(n in label.split() for n in item.nouns)):
             source = label
+            words = _WORD.findall(label)
+            head = next((w for w in words if w in _COUNT_NOUNS or w in item.nouns), "")
+            if re.search(r"\btotal\b", label) and not _FAIL_WORDS.search(label):
+                return "total", True
         elif after_words and _FAIL_WORDS.search(" ".join(after_words[:3])) and not num.word:
             source = " ".join(after_words[:4])
-        elif after_words and after_words[0] in ("checked", "scanned", "examined", "total", "evaluated", "tested"):
+        elif after_words and after_words[0] in ("checked", "scanned", "examined", "evaluated", "tested", "inspected"):
             return "total", True
+        elif names_at and re.fullmatch(rf"[{MASK}]*[\s:(—–-]*", masked[max(0, num.start - 40):num.start]
+                                       .split("\n")[-1][-12:] or " ") and any(
+                0 <= num.start - e <= 4 for e in names_at):
+            return "generic", True  # "contacts.email.pattern (8)", "won_deals_without_amount: 6"
         if source is None:
-            if re.search(r"\b(?:total|all)\s*$", before):
-                return None, False
             return None, False
-        if _THRESHOLD_WORDS.search(source) or _THRESHOLD_WORDS.search(clause_before[-20:]):
+        if _THRESHOLD_WORDS.search(source):
             return "threshold", False
-        if _DUP_WORDS.search(source):
+        if head not in _ROW_NOUNS and _DUP_WORDS.search(source):
             return "dup", True
         if _EXCESS_WORDS.search(source):
             return "excess", True
         if _COMPLEMENT.search(source):
             return "generic", True
-        if _TOTAL_WORDS.search(source) or re.search(r"\b(?:all|total(?:\s+of)?)\s*$", before):
+        if _TOTAL_WORDS.search(source):
             return "total", True
         if _FAIL_WORDS.search(source):
             return "failing", True
         return "generic", True
-
     def compare(self, num: Num, kind: str, strong: bool, item: _F, masked: str, header: str) -> None:
         facts = item.facts
         if kind == "threshold":
@@ -1054,6 +1142,8 @@ class _Checker:
                           approx_text=num.approx_text)
         if num.percent and kind != "rate":
             kind = "rate"
+        if kind == "observed":
+            kind = "generic"
         values = facts.values(kind)
         if not values:
             return
@@ -1196,11 +1286,8 @@ class _Checker:
         if not wrong and not (scope is self.idx.items and self.idx.doc.error):
             self.add_ok(f'"{phrase}" matches the findings')
             return
-        s = self.idx.doc.summary
-        if scope and len(scope) == len(self.idx.items):
-            actual = f"{s.failed} failed, {s.warned} warned, {s.errors} errors"
-        else:
-            actual = ", ".join(f"{i.name} {i.status}" for i in wrong[:6])
+        count = {st: sum(1 for i in scope if i.status == st) for st in ("fail", "warn", "error")}
+        actual = f"{count['fail']} failed, {count['warn']} warned, {count['error']} errors"
         names = ", ".join(f"{i.name} ({i.status})" for i in wrong[:6]) + (" …" if len(wrong) > 6 else "")
         if not wrong:
             names = f"the scan could not complete ({self.idx.doc.error})"
@@ -1227,6 +1314,8 @@ class _Checker:
                 if m.start("n") in seen:
                     continue
                 seen.add(m.start("n"))
+                if _SUMMARY_SCOPED.search(plain[max(0, m.start("n") - 30):m.start("n")]):
+                    continue  # "the other 9 checks passed": a part, not the summary
                 raw_n = m.group("n").lower()
                 n = _SUMMARY_WORDNUM.get(raw_n)
                 if n is None:
@@ -1326,12 +1415,12 @@ class _Checker:
                 self.unknown_names(texts[target], cells[target][1], table_row=True, whole_cell=True)
             if item is None and not any(per_cell):
                 loose = self.idx.loose(low, ctx.tables)
+                if ctx.finding is not None and len(cells) == 2 and not re.search(r"\d", texts[0]):
+                    # a key-value table under a finding's heading: "| Failing rows | 37 |"
+                    self.key_value(texts[0], cells[1], ctx)
+                    continue
                 if len(loose) == 1:
                     item = loose[0]
-                elif not loose and ctx.finding is not None and len(cells) == 2 and not re.search(r"\d", texts[0]):
-                    # a key-value table under a finding's heading: "| Failing rows | 37 |"
-                    self.sentence("", ctx, cleaned=(f"{texts[0]}: {texts[1]}", ()), where="table")
-                    continue
                 elif not loose and len(cells) >= 2:
                     for t, c in cells:
                         if t.strip():
@@ -1367,6 +1456,18 @@ class _Checker:
                     self.sentence("", sub_ctx, cleaned=(t, c), where="table")
                     continue
                 self.numbers(t, c, ex, item, header_kind=kd, header=header[k] if k < len(header) else "")
+
+    def key_value(self, key: str, value: tuple[str, tuple[tuple[int, int], ...]], ctx: _Ctx) -> None:
+        text, code = value
+        shift = len(key) + 2
+        line = f"{key}: {text}"
+        status = self.cell_status(text, whole=True)
+        if status and re.search(r"status|result|outcome|verdict", key, re.I) and ctx.finding is not None:
+            claim = self.status_of_word(status)
+            if claim:
+                self.claim_status(ctx.finding, claim, text.strip(), strict=True, emoji=status in _EMOJI)
+            return
+        self.sentence("", ctx, cleaned=(line, tuple((s + shift, e + shift) for s, e in code)), where="table")
 
     def data_table(self, header: list[str]) -> bool:
         """Column names of the database (sample rows), not a table about checks."""
