@@ -214,9 +214,11 @@ def demo(config_path: Path | None) -> None:
 
     settings = load_settings(config_path)
     with console.scan_progress() as progress:
-        outcome, _planted = run_demo(settings, on_progress=progress)
-    _show_outcome(outcome, as_json=False)
-    sys.exit(int(ExitCode.ERROR) if outcome.exit_code == ExitCode.ERROR else 0)
+        run, _planted = run_demo(settings, on_progress=progress)
+    assert run.scan is not None
+    _show_outcome(run.scan, as_json=False)
+    click.echo(f"run {run.run_id} recorded in the history; latest: {run.run_dir.parent / 'latest'}")
+    sys.exit(int(ExitCode.ERROR) if run.exit_code == ExitCode.ERROR else 0)
 
 
 from watchdog import cli_audits, cli_report, cli_scheduler  # noqa: E402,F401  (register their commands)

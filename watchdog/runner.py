@@ -94,27 +94,6 @@ def run_scan(url: str, suite_paths: Iterable[str | Path], *, out_dir: Path, time
     return outcome
 
 
-def run_audit(settings: Settings, name: str, *, sample: int | None = None, timeout_s: float | None = None,
-              on_progress: Progress | None = None, llm: bool | None = None,
-              models: Models | None = None) -> ScanOutcome:
-    """Run the audit ``name`` from the configuration into ``<reports>/<audit>/<UTC timestamp>/``."""
-    audit = settings.audit(name)
-    database = settings.databases[audit.database]
-    reports = reports_dir(settings, audit.deliver)
-    return run_scan(
-        settings.database_url(audit.database),
-        [settings.path(p) for p in audit.checks],
-        out_dir=timestamp_dir(reports / name),
-        timeout_s=timeout_s or database.timeout_s,
-        max_rows=database.max_rows,
-        sample=audit.sample if sample is None else sample,
-        on_progress=on_progress,
-        llm=audit.llm if llm is None else llm,
-        settings=settings,
-        models=models,
-    )
-
-
 def reports_dir(settings: Settings, deliver: list[Deliver]) -> Path:
     """Where an audit files its runs: its first ``file`` channel's folder, else ``reports``."""
     for item in deliver:
