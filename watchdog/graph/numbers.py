@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 MASK = "\u2591"
 
@@ -53,15 +54,22 @@ _MASKS = re.compile(
         # dotted names with a letter (table.column.check, v1.2, file.v2.json) and words mixing letters
         # and digits (user_id2, T190232Z, 2nd, 3x); number+unit words like 30d, 2h, 1.2k are kept
         r"\b(?=[\w$+-]*[A-Za-z_])[\w$]+(?:[.+][\w$]+)+\b(?<!\.)",
-        r"\b(?=\w*[A-Za-z_])(?=\w*\d)(?!\d+(?:\.\d+)?(?:k|K|M|mn|ms|s|sec|secs|m|min|mins|h|hr|hrs|d|w|wk|wks|mo|y|yr|yrs)\b)\w+\b",
+        r"\b(?=\w*[A-Za-z_])(?=\w*\d)"
+        r"(?!\d+(?:\.\d+)?(?:k|K|M|mn|ms|s|sec|secs|m|min|mins|h|hr|hrs|d|w|wk|wks|mo|y|yr|yrs)\b)\w+\b",
     ]),
     re.IGNORECASE,
 )
 
 
+@lru_cache(maxsize=4096)
 def mask_non_numbers(text: str) -> str:
     """``text`` with dates, times, URLs, paths, money and identifiers replaced by ``MASK`` (same length)."""
+    if not _DIGIT.search(text):
+        return text  # nothing to hide: every mask covers digits (number words are never masked)
     return _MASKS.sub(lambda m: MASK * len(m.group(0)), text)
+
+
+_DIGIT = re.compile(r"\d")
 
 
 _UNITS = {
@@ -169,7 +177,8 @@ class Num:
         the precision of the bound).
         """
         if self.is_duration:
-            value, tol = self.seconds or 0.0, (self.unit_seconds or 1.0) * (1 - 1e-9)
+            unit = self.unit_seconds or 1.0
+            value, tol = self.seconds or 0.0, unit - max(unit * 1e-6, 1e-3)  # floor or ceiling, not one unit off
         else:
             value, tol = self.value, max(self.precision(), self.implied_rounding())
         eps = 1e-9 * max(1.0, abs(value))
@@ -205,8 +214,11 @@ def extract_numbers(text: str, *, masked: bool = False) -> list[Num]:
     ``text`` is masked with :func:`mask_non_numbers` first unless ``masked`` says it already is.
     Durations written in parts (``45d 2h``, ``1 day and 2 hours``) come back as one :class:`Num`.
     """
-    if not masked:
-        text = mask_non_numbers(text)
+    return list(_extract(text if masked else mask_non_numbers(text)))
+
+
+@lru_cache(maxsize=4096)
+def _extract(text: str) -> tuple[Num, ...]:
     found: list[Num] = []
     for m in _TOKEN.finditer(text):
         start, end = m.start("num"), m.end()
@@ -247,7 +259,7 @@ def extract_numbers(text: str, *, masked: bool = False) -> list[Num]:
     words = _number_words(text, found)
     if words:
         found = sorted(found + words, key=lambda n: n.start)
-    return found
+    return tuple(found)
 
 
 def _merge_durations(text: str, nums: list[Num]) -> list[Num]:

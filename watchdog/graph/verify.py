@@ -1,88 +1,120 @@
 """Check the numbers and statuses a Markdown QA report states against the findings it was written from.
 
 ``verify_fn(report_markdown, findings) -> Verification`` is a pure, deterministic function (``re`` only,
-a few milliseconds per report). It prefers false negatives: a number is reported as bad only when it
-is clearly attributed to one finding's count or rate and matches none of that finding's facts; a
-correct report written naturally must pass.
+a few milliseconds per report). It prefers false negatives: a number is bad only when it is clearly
+attributed to one finding's count or rate and matches none of that finding's facts. Ambiguous numbers
+are left alone, so a correct report written naturally passes.
 
-**Where the report speaks of a finding.** The report is read as blocks: headings, paragraphs (split
-into sentences), list items (with their continuation lines and nested items) and GFM tables.
-Fenced code blocks, inline code *contents* (for numbers), HTML tags, link targets, Markdown escapes
-(``not\\_null``) and emphasis are removed first.
+**Reading the report.** The Markdown is read as headings (ATX and setext), paragraphs (split into
+sentences), list items (with continuation lines and nesting), block quotes and GFM tables. Fenced
+code blocks and HTML comments are dropped; Markdown escapes (``not\\_null``), emphasis, HTML tags and
+link targets are removed; inline code keeps its text for names but never yields numbers.
 
-- A block *names* a finding when it contains its name (``contacts.email.not_null``, with or without
-  backticks or escapes, any case), or — loosely — the finding's table, its column(s) and a word for
-  its check ("null/missing/empty", "duplicate/unique", "orphan/foreign key/does not exist",
-  "pattern/format/malformed", "accepted/allowed/invalid values", "range/negative/outside",
-  "fresh/stale/old/newest", "row count/rows"); a ``custom_sql`` check by its name (or the name with
-  spaces). Loose matches of a column-level check win over table-level ones.
-- Context: a heading naming one finding covers its section (until the next heading of the same or
-  a higher level); a list item naming one finding covers its sentences and nested items; a
-  paragraph naming one finding covers its later sentences; a bold line or a line ending in ``:``
-  naming one finding covers the list or table right after it. A table row names a finding in its
-  name cell (or any cell). A sentence that names several findings is split into clauses and only
-  clauses naming exactly one finding are checked; inherited context never overrides a finding named
-  in the sentence itself.
+**Where the report speaks of a finding.**
 
-**Which numbers are claims.** Numbers are extracted by :mod:`watchdog.graph.numbers` (thousands
-separators, decimals, ``%``/percent, ``k``/``M``, durations, small number words, "no nulls" = 0,
-approximations about/~/≈/roughly/nearly/almost/over/under/more than/less than/at least/at most).
-Never claims: dates, times, years (1900-2100 unless they match a fact), durations except for
-freshness, list numbering, identifiers and numbers inside names, code spans, fenced code and SQL,
-money, ``#12``, ranges (``2-3``), numbers after "sample/example/first/top/row/id/line/page/step",
-numbers about changes (up/down/increase/previous) or aggregates (overall, combined, across checks),
-and the finding's own description when quoted. In a unit attributed to one finding, a number is a
-claim when it is:
+- *Named*: the finding's name, any case, with or without backticks or escapes
+  (``contacts.email.not_null``, ``contacts\\.email\\.not\\_null``).
+- *Loosely named*: the finding's table, its column(s) and a word for its check, e.g. "null, missing,
+  empty, present" (not_null), "duplicate, unique, repeated" (unique), "orphan, foreign key, does not
+  exist" (foreign_key), "pattern, format, malformed, invalid" (pattern), "accepted, allowed, unexpected
+  values" (accepted_values), "range, negative, outside" (range), "fresh, stale, old, newest, recent"
+  (freshness), "row count, number of rows, has N rows" (row_count); a ``custom_sql`` check by its
+  name or the name's words ("won deals without amount"). Column-level matches win over table-level
+  ones; more than one match is ambiguous.
+- *Context*: a heading naming one finding covers its section (until a heading of the same or a
+  higher level); a list item naming one finding covers its sentences and nested items; a paragraph
+  sentence naming one finding covers the paragraph's later sentences; a bold line or a line ending in
+  ":" that names one finding covers the list or table right after it; a two-column table under a
+  finding's heading is read as "key: value" lines. A finding named in the sentence itself always wins
+  over context; a sentence that also loosely names another finding of the same level is ambiguous.
+- *Several findings in one sentence*: the sentence is cut into clauses (at ``;``, ``:``, ``, ``, dashes,
+  "and/but/while/or", never inside parentheses); a clause naming one finding is checked for it; in a
+  clause naming several, a number belongs to the name it follows; a clause that only lists names
+  ("A and B fail with 37 and 19 rows") makes what follows ambiguous; a clause naming none may name one
+  loosely.
+- *Table rows*: the finding named in the row's first name-bearing cell (or loosely by the row); a row
+  naming a database table (``| Album | 6 | 347 | ✅ |``) is checked against that table's row count,
+  its number of checks and the statuses of its checks.
 
-- a percentage → the rate;
-- followed (after at most two adjectives) by a count noun (rows, records, values, entries, nulls,
-  duplicates, orphans, violations, failures, the table's or column's noun) or by a verb phrase of
-  failure ("37 lack an email"), or preceded by a label ("Failing rows: 37", "Total: 2,000") or by
-  "of/out of/across/among" ("37 of 2,000 rows" → 2,000 is the total);
-- in a table cell under a mapped header: Failing/Failures/Violations/Nulls → failing; Total/Rows
-  checked/Scanned → total; Rate/%/Percent/Share → rate; Observed/Value/Measurement → any fact;
-  Distinct/Duplicate values → duplicate_values; Excess/Extra → excess_rows; Status/Result → status;
-  Threshold/Tolerance/Limit/Allowed/Expected → never flagged; other headers → read as prose.
+**Numbers** (:mod:`watchdog.graph.numbers`): integers with thousands separators, decimals,
+percentages, ``k``/``M``/``million``, durations (``45 days``, ``45d 2h``, ``3,895,200 s``), small
+number words ("three", "twenty-one", "a dozen"; "no nulls" = 0), each with its approximation
+(about/around/~/≈/roughly/nearly/almost; over/more than/at least/>; under/less than/fewer than/at
+most/<). Never claims: dates, times, years (1900-2100 written bare, unless they match a fact),
+identifiers and numbers inside names or code, money, ``#12``, versions, ranges ``2-3``, list and
+heading numbering (``1.``, ``2.1``), durations except for freshness, "one", ratios ("1 in 50").
 
-The kind of count comes from the words around it: "distinct duplicated values"/"groups" →
-``details.duplicate_values``; "excess/extra/beyond the first" → ``details.excess_rows``;
-"failing/null/missing/invalid/orphaned/duplicate..." → failing (or the duplicate figures or
-``max_count``); "of N"/"total"/"checked"/"scanned"/"all N rows" → total (or observed); complements
-("non-null", "valid", "passing", "remaining") and plain "rows" → any fact. A count noun that belongs
-to another check type ("nulls" said of a ``unique`` check) leaves the number alone.
+**Which numbers are claims.** In a unit attributed to one finding, a number is a claim when:
 
-**Consistent.** A number is consistent when it equals one of the finding's facts — ``failing``,
-``total``, ``observed``, ``total - failing``, ``details.duplicate_values``, ``details.excess_rows``,
-the thresholds (``max_count``, ``min``, ``max``; for ``row_count`` also the distance to a bound) —
-within the precision written: ``1.2k`` = 1,200 ± 50; a round number of 1,000 or more may be rounded
-(``2,400`` ± 50, at most 5%); "about/~/roughly/nearly/almost N" allows ±10% (at least ±1); "over N"
-requires at least N, "under N" at most N. A percentage p written with k decimals is consistent when
-``|rate*100 - p| <= 0.5*10^-k`` (0.0308 is "3.08%", "3.1%", "3%"), or within 10% with an
-approximation word, or when it matches ``1 - rate`` (the share that passes), ``max_rate``, or the
-duplicate figures over total. A freshness age written as a duration ("45 days", "45d 2h", "3,895,200
-s") is consistent within one unit of its smallest part (or 10% when approximate) of ``observed`` or
-``max_age``; an inconsistent one is bad only when it is said to be the age ("N days old/ago").
+- it is a percentage → the rate (unless it is a threshold, "5% tolerance", or a share of something
+  else, "26% of all failures");
+- it is followed, after at most two adjectives, by a count noun (rows, records, values, entries, nulls,
+  duplicates, orphans, violations, failures, copies, the table's or the column's noun), or by a verb of
+  failure ("37 lack an email", "37 are null");
+- it follows a label ("Failing rows: 37", "Total: 2,000", "Distinct duplicated values: 8"), the name
+  itself ("contacts.email.pattern (8)", "Genre.row_count is 25") or "returned/found/reports";
+- it follows "of/out of/across/all" ("37 of 2,000 rows": 2,000 is the total; 37 is what the rest of
+  the sentence says it is);
+- it sits in a table cell under a mapped header: Failing/Failures/Violations/Nulls/Missing → failing;
+  Total/Rows checked/Scanned → total; Rate/%/Percent/Share → rate (a bare 0.0185 is a fraction, 1.85
+  percent points); Observed/Value/Rows/Count → any fact; Distinct/Duplicate values/Groups →
+  duplicate_values; Excess/Extra → excess_rows; Status/Result → status; Threshold/Tolerance/Limit/
+  Allowed/Expected → never flagged; #/Priority/Severity → ignored; other headers are read as prose.
 
-**Bad items** (each with ``finding``, ``says``, ``actual`` and a one-sentence ``message``):
+Numbers are left alone when: the words around them are about a threshold (tolerance, limit, allowed,
+expected, minimum, maximum, target, average, benchmark, ...); about a change (up/down/increase/
+previous/last week/compared/twice); an aggregate (overall, combined, across checks, each); one group,
+value or example (sample, e.g., such as, the worst group, one address); another table (the nearest
+table named before the number is not the finding's); a quoted or code value in the same clause
+("`x@y` appears in 3 rows"); a count noun of another check type ("nulls" said of a ``unique`` check);
+distinct values of a non-``unique`` check ("4 distinct company ids"); sample rows (tables whose header
+is the database's column names); the finding's own description when quoted.
+
+**What kind of count.** "distinct/different … duplicated/repeated values", "groups" →
+``details.duplicate_values``; "excess/extra/redundant/beyond the first", "would remove N" →
+``details.excess_rows``; failure words (failing, null, missing, invalid, orphaned, duplicate, ...) →
+failing (also accepts the duplicate figures and ``max_count``); "of N", "total:", "checked/scanned" →
+total (or ``observed``); complements ("non-null", "valid", "passing", "remaining") and plain "rows" →
+any fact.
+
+**Consistent.** A claimed number is consistent when it equals one of the facts its kind allows —
+``failing``, ``total``, ``observed``, ``total - failing``, ``details.duplicate_values``,
+``details.excess_rows``, ``max_count``, ``min``, ``max``, the size of an accepted-values list, and
+for ``row_count`` the distance to a bound — within the precision written: ``1.2k`` = 1,200 ± 50;
+round numbers of 1,000 or more may be rounded (``2,400`` ± 50, at most 5%); "about/~/roughly/nearly/
+almost N" allows ±10% (at least ±1); "over N" needs at least N, "under N" at most N. A percentage p
+written with k decimals is consistent when ``|rate*100 - p| <= 0.5*10^-k`` (rate 0.0308 is "3.08%",
+"3.1%", "3%"), within 10% with an approximation word, or when it is ``1 - rate`` (the share that
+passes), ``max_rate`` or a duplicate figure over total. A freshness age written as a duration is
+consistent within one unit of its smallest part (floor or ceiling; 10% when approximate) of
+``observed``, ``max_age`` or ``observed - max_age``; a wrong one is bad only when it is said to be the
+age ("N days old", "N days ago", "newest … N days").
+
+**Bad items** (each with ``finding``, ``says``, ``actual`` and a one-sentence ``message`` for the fix
+prompt):
 
 1. a count or rate clearly attributed to a finding that matches none of its facts;
-2. a status contradicted: a table Status cell (or a cell that is just PASS/FAIL/WARN/ERROR/✅/❌/⚠️)
-   that disagrees with the finding (PASS/✅ for fail/warn/error; FAIL or WARN for pass; FAIL for warn;
-   WARN for fail; ⚠️/❌ for a pass with no failing rows); a sentence "<name> passed/is passing/(PASS)"
-   for a finding that did not pass, or "<name> failed/(FAIL)/(WARN)" for one that passed; a finding
-   listed under a heading or lead-in like "Passed checks" / "**Passed:**" that did not pass;
-3. "no issues found", "all checks passed", "everything passed", "nothing failed" (and the like, not
-   negated, conditional or scoped to "these"/"other" checks) while a check in its scope (the whole
-   report, a table or a finding it names) failed or warned ("no failures"/"nothing failed" only
-   count failures and errors);
-4. summary counts that disagree with the findings' summary: "8 failed, 2 warned", "3 checks
-   failed", "(20 checks)", "8 of 20 checks" (failures may include errors or warnings);
-5. a failed or warned finding the report never names (exactly or loosely);
+2. a status contradicted: a table Status cell (or a cell that is only PASS/FAIL/WARN/ERROR/✅/❌/⚠️)
+   that disagrees with the finding (PASS/✅ for fail/warn/error; FAIL for pass or warn; WARN for pass
+   or fail; ⚠️/❌ for a pass without failing rows); "<name> passed/is passing/(PASS)/— PASS/✅ <name>"
+   for a finding that did not pass, "<name> failed/(FAIL)/(WARN)" for one that passed; a finding
+   listed under a heading, lead-in or list ending in ":" like "Passed checks" / "**Passed:**"; a
+   database table marked ✅/PASS while one of its checks did not pass;
+3. "no issues found", "all checks passed", "every check passed", "everything passed", "the data is
+   clean", "nothing failed", "no checks failed" (not negated, conditional, or about "these/other/
+   remaining" checks) while a check in scope failed or warned — the scope is the findings or tables
+   the sentence names, else the section's table, else the whole report ("nothing failed" and "no
+   failures" only count failures and errors);
+4. summary counts that disagree with the findings' summary: "8 failed, 2 warned, 10 passed, 0 errors",
+   "3 checks failed", "(20 checks)", "8 of 20 checks", "Failed: 8" (failures may include errors or
+   warnings; per-table counts are accepted when the sentence names a table; "the other 9 checks" is a
+   part and is left alone);
+5. a failed or warned finding the report never names, exactly or loosely;
 6. a table row or heading naming a check that does not exist: ``table.column.check`` with a known
-   check type, or a backticked identifier in the name column of a checks table.
+   check type, or a backticked identifier in the name column of a table that lists real checks.
 
-``Verification.ok`` lists what was checked and matched ("contacts.email.not_null: 37 matches
-failing"). ``Verification.passed`` is true when nothing is bad; ``to_json_dict()`` gives
+``Verification.ok`` lists what was checked and matched ("contacts.email.not_null: 37 matches failing
+rows"). ``Verification.passed`` is true when nothing is bad; ``to_json_dict()`` returns
 ``{"passed", "ok", "bad": [{"finding", "says", "actual", "message"}]}``.
 """
 
@@ -143,6 +175,7 @@ CHECK_TYPES = ("not_null", "unique", "pattern", "accepted_values", "range", "for
 
 _CHECK_WORDS = {
     "not_null": r"not[_ -]?null|non[_ -]?null|nulls?|missing|empty|blank|without|no\s+value|lack\w*|absent|unset|"
+                r"present|presence|populated|filled|required|mandatory|completeness|complete|"
                 r"not\s+set|not\s+filled|no\s+\w+\s+address",
     "unique": r"duplicat\w*|unique\w*|repeat\w*|more\s+than\s+once|shared?|same|distinct|dupes?",
     "pattern": r"pattern|format\w*|malformed|invalid|regex\w*|look\s+like|looks\s+like|well[- ]formed|"
@@ -160,6 +193,14 @@ _CHECK_WORDS = {
     "row_condition": r"condition\w*|rule|violat\w*|invalid|fail\w*",
 }
 _CHECK_RE = {k: re.compile(rf"(?<![a-z0-9])(?:{v})(?![a-z0-9])") for k, v in _CHECK_WORDS.items()}
+# to attribute numbers to a table-level check, plain "rows" is not enough
+_STRICT_CHECK_RE = {
+    "row_count": re.compile(r"(?<![a-z0-9])(?:row[_ -]?counts?|rowcount|number\s+of\s+(?:rows|records)|size|"
+                            r"(?:has|have|had|contains|contained|holds|held)\s+(?:only\s+|just\s+|about\s+|~)?"
+                            r"[\d,.]+k?\s+(?:rows|records)(?!\s+(?:with|where|that|whose|having|missing|lacking|"
+                            r"without|in\s+which))|with\s+[\d,.]+k?\s+(?:rows|records)(?=\s*(?:[,.;)]|and\b|$)))"
+                            r"(?![a-z0-9])"),
+}
 
 _COUNT_NOUNS = {
     "row", "rows", "record", "records", "entry", "entries", "value", "values", "null", "nulls", "duplicate",
@@ -193,9 +234,10 @@ _TOTAL_WORDS = re.compile(
     r"\b(?:total|checked|scanned|examined|looked\s+at|evaluated|tested|inspected|in\s+all|altogether|"
     r"in\s+the\s+table|overall)\b")
 _THRESHOLD_WORDS = re.compile(
-    r"\b(?:toleran\w*|tolerated|allowed|allowance|permitted|permissible|limit\w*|threshold\w*|maximum|minimum|"
+    r"\b(?:toleran\w*|tolerat\w*|allowed|allowance|permitted|permissible|limit\w*|threshold\w*|maximum|minimum|"
     r"max|min|expected|expect|required|budget|cap|acceptable|accepted|bound\w*|at\s+most|at\s+least|"
-    r"up\s+to|no\s+more\s+than|target|ceiling|floor)\b")
+    r"up\s+to|no\s+more\s+than|target|ceiling|floor|average|median|mean|benchmark|typical|industry|baseline|goal|"
+    r"norm|sla|slo|kpi)\b")
 _DUP_WORDS = re.compile(
     r"\b(?:distinct|different|unique)\b.*\b(?:duplicat\w*|repeat\w*|values?\s+(?:that\s+)?(?:appear|occur)\w*|"
     r"shared|recurring)\b|\b(?:duplicat\w*|repeat\w*)\s+(?:groups?|sets?|keys?)\b|\bgroups?\b|"
@@ -208,7 +250,10 @@ _SKIP_BEFORE = re.compile(
     r"(?:\b(?:sample|sampled|samples|example|examples|e\.g\.|i\.e\.|such\s+as|like|including|first|top|last|"
     r"showing|shows|show|shown|listed|list|row|line|id|ids|page|step|version|number|no\.|rank|priority|"
     r"phase|tier|level|item|figure|table|section|chapter|issue|ticket|pr|check|rule|query|column|index|"
-    r"position|attempt|round|week|day|days|month|year|quarter|batch|run|scan|report|v)\s*[#:]?\s*)$")
+    r"position|attempt|round|week|day|days|month|year|quarter|batch|run|scan|report|v|rows|records|lines|entries|"
+    r"contact|customer|user|book|deal|order|invoice|account)\s*(?:#|no\.)?\s*)$"
+    r"|\b(?:rows?|ids?|records?|lines?|entries|numbers?|#)\s*\d[\d,]*(?:\s*(?:,|and|or|&)\s*\d[\d,]*)*"
+    r"\s*(?:,|and|or|&)\s*$")
 _SKIP_AFTER_WORDS = {"sample", "samples", "sampled", "example", "examples", "shown", "listed", "below",
                      "following", "times", "checks", "check", "tests", "test", "tables", "table", "columns",
                      "column", "suites", "queries", "characters", "chars", "digits", "bytes", "pages",
@@ -216,7 +261,7 @@ _SKIP_AFTER_WORDS = {"sample", "samples", "sampled", "example", "examples", "sho
 _RELATIVE = re.compile(
     r"\b(?:up|down|increase\w*|decrease\w*|change\w*|delta|growth|grew|drop\w*|dropped|rise|rose|improv\w*|"
     r"worse|better|previous\w*|prior|last\s+(?:week|month|run|scan|time)|yesterday|compared|versus|vs\.?|"
-    r"more|fewer|less|times|twice|double|triple|half)\b")
+    r"more|fewer|less|times\s+(?:more|less|fewer|as|higher|lower|larger|smaller|the)|twice|double|triple|half)\b")
 _AGGREGATE = re.compile(
     r"\b(?:overall|combined|altogether|together|in\s+all|sum|summed|across\s+(?:all\s+|the\s+|these\s+|"
     r"those\s+|\d+\s+)?(?:\w+\s+)?checks|all\s+checks|other\s+checks|each|per\s+check|every\s+check)\b")
@@ -257,7 +302,8 @@ _NO_ISSUES = re.compile(
     r"(?P<all>\bno\s+(?:data[- ]quality\s+)?(?:issues|problems|anomalies)\s+(?:(?:were|was|have\s+been|has\s+been)\s+)?"
     r"(?:found|detected|reported|identified|observed|seen)\b"
     r"|\ball\s+(?:\d+\s+|of\s+the\s+|the\s+)?checks\s+(?:have\s+)?(?:passed|pass|succeeded|are\s+(?:passing|green))\b"
-    r"|\bevery\s+check\s+(?:has\s+)?(?:passed|passes|succeeded)\b|\beverything\s+(?:passed|passes|looks\s+(?:good|clean|fine))\b"
+    r"|\bevery\s+check\s+(?:has\s+)?(?:passed|passes|succeeded)\b"
+    r"|\beverything\s+(?:passed|passes|looks\s+(?:good|clean|fine))\b"
     r"|\b(?:the\s+)?(?:data(?:base)?|dataset)\s+(?:is|looks)\s+(?:clean|healthy|perfect|in\s+good\s+shape)\b"
     r"|\bno\s+(?:data[- ]quality\s+)?(?:issues|problems)\b\s*(?:[.!]|$))"
     r"|(?P<fail>\bno\s+(?:checks?\s+)?(?:failures|failed)\s+(?:(?:were|was)\s+)?(?:found|detected|reported)\b"
@@ -274,15 +320,18 @@ _SUMMARY_RES = [
     re.compile(rf"(?<![\w.,]){_SUMMARY_NUM}\s+(?P<w>failed|warned|passed|errored|errors?|failures|warnings)"
                r"(?!\s*(?:rows?|records?|values?|with|on|in|for|because|due|to|the|at|and\s+\d+\s+(?:rows|records)))",
                re.I),
-    re.compile(rf"(?<![\w.,]){_SUMMARY_NUM}\s+(?:of\s+(?:the\s+)?(?P<m>\d+)\s+)?(?:checks?|tests?)\s+(?:have\s+|has\s+)?"
+    re.compile(rf"(?<![\w.,]){_SUMMARY_NUM}\s+(?:of\s+(?:the\s+)?(?P<m>\d+)\s+)?(?:checks?|tests?)\s+"
+               r"(?:have\s+|has\s+)?"
                r"(?:(?:were|are|is|was)\s+)?(?P<w>failed|failing|passed|passing|warned|warning|errored|erroring|"
                r"in\s+error|raised\s+(?:a\s+)?warnings?|could\s+not\s+run)\b", re.I),
     re.compile(rf"(?<![\w.,]){_SUMMARY_NUM}\s+(?P<w>failing|failed|passing|passed|warning|warned|erroring|errored)"
                r"\s+checks?\b", re.I),
     re.compile(rf"(?:\(|\bof\s+(?:the\s+)?|\ball\s+|\bran\s+|\btotal\s+of\s+){_SUMMARY_NUM}\s+(?P<w>checks)\b", re.I),
+    re.compile(r"(?<![\w])(?P<w>failed|failures|failing|passed|passing|warned|warnings?|errors?|errored|"
+               r"checks(?:\s+run)?|total\s+checks)\s*[:=]\s*(?P<n>\d{1,3}(?:,\d{3})*|\d+)(?![\w.,%]|,\d)", re.I),
 ]
 _SUMMARY_SCOPED = re.compile(r"\b(?:other|remaining|rest\s+of\s+the|these|those|further|additional|another|"
-                             r"last|first|previous|more|only)\s*$", re.I)
+                             r"last|first|previous|more|only|every|each)\s*$", re.I)
 _SUMMARY_WORDNUM = {"zero": 0, "no": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
                     "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14,
                     "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20}
@@ -479,6 +528,18 @@ _WORD = re.compile(r"[a-z][\w'’-]*")
 _LABEL = re.compile(r"([a-z][a-z' /()_-]{0,40}?)\s*[:=]\s*$")
 _OF_BEFORE = re.compile(r"(?:\bout\s+of|\bof|/|\bamong|\bacross|\ball)\s*(?:the\s+|all\s+|a\s+total\s+of\s+)?$")
 _QUOTED = re.compile(r"\"[^\"\n]{1,80}\"|“[^”\n]{1,80}”|(?<![\w])'[^'\n]{1,60}'(?![\w])")
+_REMOVE_BEFORE = re.compile(r"\b(?:remove|removes|removing|removed|delete|deletes|deleting|drop|dropping|eliminate|"
+                            r"eliminating|merge\s+away|collapse|collapsing)\s+(?:\w+\s+)?$")
+_PARTIAL = re.compile(
+    r"\b(?:(?:each|per|one|single|particular|specific|worst|largest|biggest|smallest|top|first|this|that)\s+"
+    r"(?:[\w-]+\s+)?(?:group|value|address|email|name|company|id|contact|key|cluster|offender|isbn|domain|duplicate)s?"
+    r"|example|examples|instance|sample|samples|e\.g\.|such\s+as|for\s+instance)\b")
+_SHARE_OF_OTHERS = re.compile(r"\bof\s+(?:all\s+|the\s+|total\s+)+(?:[\w-]+\s+){0,2}(?:failures|issues|problems|"
+                              r"errors|violations|failing\s+rows|bad\s+rows)\b")
+_OTHER_BASE = re.compile(r"\b(?:fail\w*|issues?|problems?|errors?|checks?|violations?|duplicates?|nulls?|bad|affected|"
+                         r"them|those|these|it|revenue|amount|value|sales|deals?\s+value)\b")
+_AFTER_NAME = re.compile(rf"{MASK}[`*_\s]*(?:[:(—–=-]|\bis|\bwas|\bare|\bequals|\breturned|\breports?|\bshows?|"
+                         rf"\bfound|\bcounts?|\bhas|\bhave|\bat|\bwith|\bconfirms?|\bgives?|\bof)?[\s:(]*$")
 _NOT_A_COUNT_ADJ = re.compile(r"\w+est|main|major|key|top|other|separate|new|previous|next|first|second|third|same|"
                               r"such|more|fewer|few|many|several|remaining|biggest|largest|smallest")
 
@@ -488,7 +549,8 @@ _NOT_A_COUNT_ADJ = re.compile(r"\w+est|main|major|key|top|other|separate|new|pre
 # --------------------------------------------------------------------------------------------------
 
 
-def _word_variants(name: str, *, strip_suffix: bool) -> set[str]:
+@lru_cache(maxsize=4096)
+def _word_variants(name: str, *, strip_suffix: bool) -> frozenset[str]:
     base = name.strip().lower()
     camel = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", name.strip()).lower()
     forms = {base, base.replace("_", " "), base.replace("_", ""), camel, camel.replace("_", " ")}
@@ -513,7 +575,7 @@ def _word_variants(name: str, *, strip_suffix: bool) -> set[str]:
             out.add(f + ("es" if f.endswith(("s", "x", "ch", "sh")) else "s"))
             if f.endswith("y") and f[-2:-1] not in "aeiou":
                 out.add(f[:-1] + "ies")
-    return out
+    return frozenset(out)
 
 
 @lru_cache(maxsize=2048)
@@ -576,6 +638,7 @@ class _Index:
             column_res = []
             for c in columns:
                 cv = _word_variants(c, strip_suffix=True)
+                cv = {v for v in cv if v not in table_nouns} or cv
                 column_res.append(_words_re(frozenset(cv)))
                 nouns |= {v.split()[-1] for v in cv if v.split()[-1] not in ("id", "ids", "at", "on")}
             check_re = _CHECK_RE.get(f.check)
@@ -597,14 +660,38 @@ class _Index:
         names = sorted(self.by_name, key=len, reverse=True)
         self.name_re = (re.compile(r"(?<![\w.+$-])(?:" + "|".join(re.escape(n) for n in names) + r")(?![\w+$]|\.\w)",
                                    re.I) if names else None)
-        self.descriptions = sorted({" ".join(f.description.split()) for f in doc.findings
-                                    if f.description and len(f.description) >= 12}, key=len, reverse=True)
+        # the suite's descriptions (rules, not findings) are masked wherever the report quotes them
+        self.descriptions = sorted({sentence for f in doc.findings if f.description
+                                    for sentence in _sentences(" ".join(f.description.split())) if len(sentence) >= 12},
+                                   key=len, reverse=True)
         self.column_words = {c.lower() for f in doc.findings for c in (f.columns or ([f.column] if f.column else []))}
         self.table_words = {f.table.lower() for f in doc.findings if f.table}
         self._explicit_cache: dict[str, list[tuple[int, int, _F]]] = {}
         self._tables_cache: dict[str, set[str]] = {}
-        self._loose_cache: dict[tuple[str, frozenset[str]], list[_F]] = {}
+        self._loose_cache: dict[tuple[str, frozenset[str], bool], list[_F]] = {}
         self.phrase_items = [i for i in self.items if i.phrase_re is not None]
+
+    def names_loosely(self, item: _F, low: str, ctx_tables: frozenset[str] = frozenset()) -> bool:
+        """Whether ``low`` names ``item`` by table, column(s) and a word for its check (or its name as words)."""
+        if item.phrase_re is not None:
+            return bool(item.phrase_re.search(low))
+        if item.table_key is None or item.check_re is None:
+            return False
+        return bool((item.table_key in ctx_tables or self.table_res[item.table_key].search(low))
+                    and item.check_re.search(low)
+                    and all(r.search(low) for r in item.column_res))
+
+    def last_table(self, text: str, item: _F) -> str | None:
+        """The table named last in ``text`` (lowercase), ignoring words that are the finding's column."""
+        best, best_pos = None, -1
+        for t, r in self.table_res.items():
+            for m in r.finditer(text):
+                if m.start() <= best_pos:
+                    continue
+                if re.match(r"\s*(?:table|tbl)\b", text[m.end():m.end() + 8]) or not any(
+                        cr.fullmatch(m.group()) for cr in item.column_res):
+                    best, best_pos = t, m.start()
+        return best
 
     def other_table_nouns(self, item: _F) -> set[str]:
         hit = self._other_nouns.get(item.table_key)
@@ -629,20 +716,23 @@ class _Index:
             self._tables_cache[low] = hit
         return hit
 
-    def loose(self, low: str, ctx_tables: frozenset[str] = frozenset()) -> list[_F]:
-        key = (low, ctx_tables)
+    def loose(self, low: str, ctx_tables: frozenset[str] = frozenset(), *, strict: bool = True) -> list[_F]:
+        """Findings named loosely (table + column + a word for the check). ``strict`` (for attributing
+        numbers) asks more of table-level checks than plain "rows"; coverage uses ``strict=False``."""
+        key = (low, ctx_tables, strict)
         hit = self._loose_cache.get(key)
         if hit is None:
-            hit = self._loose(low, ctx_tables)
+            hit = self._loose(low, ctx_tables, strict)
             self._loose_cache[key] = hit
         return hit
 
-    def _loose(self, low: str, ctx_tables: frozenset[str]) -> list[_F]:
+    def _loose(self, low: str, ctx_tables: frozenset[str], strict: bool) -> list[_F]:
         found: list[_F] = []
         tables = self.tables_in(low) | ctx_tables
         for t in tables:
             for item in self.by_table.get(t, ()):
-                if item.check_re is None or not item.check_re.search(low):
+                check_re = (_STRICT_CHECK_RE.get(item.f.check) if strict else None) or item.check_re
+                if check_re is None or not check_re.search(low):
                     continue
                 if all(r.search(low) for r in item.column_res):
                     found.append(item)
@@ -687,6 +777,8 @@ class _Facts:
     def of(cls, f: Finding) -> _Facts:
         p = f.params or {}
         params = [v for v in (_num(p.get("max_count")), _num(p.get("min")), _num(p.get("max"))) if v is not None]
+        if isinstance(p.get("values"), list):
+            params.append(float(len(p["values"])))
         max_age = parse_duration(p["max_age"]) if p.get("max_age") is not None else None
         derived: list[float] = []
         failing, total, observed = _num(f.failing), _num(f.total), _num(f.observed)
@@ -750,10 +842,10 @@ def _first(values: list[float]) -> float | None:
 
 
 def _describe(item: _F) -> str:
-    """The finding's facts in words, for messages."""
+    """The finding's facts in words, for messages (no parentheses: they go inside one)."""
     f = item.f
     if f.status == "error":
-        return f"it could not run ({(f.error or 'error').strip()[:160]})"
+        return f"it could not run: {(f.error or 'error').strip()[:160]}"
     if f.check == "custom_sql":
         return f"the query returned {format_count(f.failing)}"
     if f.check == "row_count":
@@ -762,17 +854,24 @@ def _describe(item: _F) -> str:
             bounds.append(f"at least {format_count(_num(f.params['min']))}")
         if f.params.get("max") is not None:
             bounds.append(f"at most {format_count(_num(f.params['max']))}")
-        return f"{format_count(f.observed)} rows (expected {' and '.join(bounds) or 'at least 1'})"
+        return f"{format_count(f.observed)} rows, expected {' and '.join(bounds) or 'at least 1'}"
     if f.check == "freshness":
         if f.observed is None:
             return "no value at all"
-        allowed = f"; allowed {f.params['max_age']}" if f.params.get("max_age") is not None else ""
-        return f"the newest value is {format_duration(f.observed)} old ({format_count(f.observed)} s{allowed})"
-    text = f"{format_count(f.failing)} failing of {format_count(f.total)} rows ({format_percent(f.rate)})"
+        allowed = f", allowed {f.params['max_age']}" if f.params.get("max_age") is not None else ""
+        return f"the newest value is {format_duration(f.observed)} old, {format_count(f.observed)} s{allowed}"
+    text = _counts(item)
     if f.details.get("duplicate_values") is not None:
-        text += (f", {format_count(f.details['duplicate_values'])} distinct duplicated values and "
+        text += (f", {format_count(f.details['duplicate_values'])} distinct duplicated values, "
                  f"{format_count(f.details.get('excess_rows'))} rows beyond the first of each")
     return text
+
+
+def _counts(item: _F) -> str:
+    f = item.f
+    if f.total is None:
+        return f"{format_count(f.failing)} failing"
+    return f"{format_count(f.failing)} failing of {format_count(f.total)} rows, {format_percent(f.rate)}"
 
 
 def _actual(item: _F, kind: str) -> str:
@@ -803,8 +902,11 @@ def _actual(item: _F, kind: str) -> str:
 _KIND_WORDS = {"failing": "failing rows", "failing_strict": "failing rows", "dup": "distinct duplicated values",
                "excess": "rows beyond the first of each duplicate group", "total": "rows looked at",
                "generic": "rows", "rate": "a rate", "age": "an age"}
+_OK_WORDS = {"failing": "failing", "failing_strict": "failing", "dup": "duplicate_values", "excess": "excess_rows",
+             "total": "total", "generic": "a fact", "rate": "the rate", "age": "the age", "threshold": "a threshold"}
 _HEADER_KINDS = [
-    ("skip", re.compile(r"^(?:#|no\.?|n°|rank|priority|severity|level|step|id)$|severity")),
+    ("skip", re.compile(r"^(?:#|no\.?|n°|rank|priority|severity|level|step|id)$|severity|δ|∆|delta|change|diff|"
+                        r"trend|\bvs\b|previous|prev\b|prior|last\s+(?:run|week|scan|time)|growth|before|after")),
     ("status", re.compile(r"status|result|outcome|verdict|state|pass\s*/\s*fail")),
     ("dup", re.compile(r"distinct|duplicate\s+values|duplicated\s+values|dup(?:licate)?\s+groups|groups")),
     ("excess", re.compile(r"excess|extra|beyond")),
@@ -833,6 +935,29 @@ def _header_kind(header: str) -> str | None:
     return None
 
 
+_SIMPLE_CELL = re.compile(r"^\s*(?P<approx>~|≈|about\s+|<\s*|>\s*)?(?P<num>\d{1,3}(?:,\d{3})+|\d+)(?:\.(?P<dec>\d+))?"
+                          r"\s*(?P<pct>%)?\s*(?:rows?|records?)?\s*$")
+_CELL_KINDS = {"failing": "failing_strict", "total": "total", "rate": "rate", "observed": "generic",
+               "generic": "generic", "dup": "dup", "excess": "excess"}
+
+
+def _simple_num(m: re.Match[str]) -> Num:
+    raw = m.group("num") + (f".{m.group('dec')}" if m.group("dec") else "")
+    approx_text = (m.group("approx") or "").strip()
+    approx = {"": None, "~": "about", "≈": "about", "about": "about", "<": "under", ">": "over"}[approx_text]
+    return Num(m.start("num"), m.end(), m.group().strip(), float(raw.replace(",", "")), len(m.group("dec") or ""),
+               percent=bool(m.group("pct")), approx=approx, approx_text=approx_text)
+
+
+def _cell_kind(header_kind: str, m: re.Match[str], item: _F) -> str:
+    if m.group("pct"):
+        return "rate"
+    kind = _CELL_KINDS[header_kind]
+    if kind == "failing_strict" and item.f.failing is None:
+        return "generic"
+    return kind
+
+
 @dataclass
 class _Ctx:
     finding: _F | None = None
@@ -846,6 +971,8 @@ class _Checker:
         self.ok: list[str] = []
         self.bad: list[BadItem] = []
         self.mentioned: set[str] = set()
+        # lower-case unit texts with their context tables: loose mentions of findings not named exactly
+        self.coverage_texts: list[tuple[str, frozenset[str]]] = []
         self._seen_bad: set[tuple[str | None, str, str]] = set()
         self._seen_ok: set[str] = set()
 
@@ -868,15 +995,14 @@ class _Checker:
         for _s, _e, item in explicit:
             self.mentioned.add(item.name)
         low = text.lower()
-        loose = self.idx.loose(low, ctx.tables)
-        for item in self.idx.loose(low):
-            self.mentioned.add(item.name)
+        self.coverage_texts.append((low, ctx.tables))
         distinct = {id(i): i for _s, _e, i in explicit}
         if len(distinct) == 1:
             (only,) = distinct.values()
             return only, explicit, False
         if len(distinct) > 1:
             return None, explicit, True
+        loose = self.idx.loose(low, ctx.tables)
         if ctx.finding is not None:
             other = [i for i in self.idx.loose(low) if i is not ctx.finding and i.level >= ctx.finding.level]
             if other and ctx.finding not in self.idx.loose(low):
@@ -908,8 +1034,8 @@ class _Checker:
         return _Ctx(parent.finding, parent.tables, status or parent.status_class)
 
     # ---- units ---------------------------------------------------------------------------------
-    def sentence(self, raw_text: str, ctx: _Ctx, *, cleaned: tuple[str, tuple[tuple[int, int], ...]] | None = None,
-                 where: str = "") -> _F | None:
+    def sentence(self, raw_text: str, ctx: _Ctx, *,
+                 cleaned: tuple[str, tuple[tuple[int, int], ...]] | None = None) -> _F | None:
         text, code = cleaned if cleaned is not None else _clean(raw_text)
         item, explicit, ambiguous = self.resolve(text, ctx)
         self.status_claims(text, explicit, ctx)
@@ -920,7 +1046,7 @@ class _Checker:
             self.clauses(text, code, explicit, ctx)
             return None
         if item is not None:
-            self.numbers(text, code, explicit, item, where=where)
+            self.numbers(text, code, explicit, item)
         return item
 
     def clauses(self, text: str, code: tuple[tuple[int, int], ...], explicit: list[tuple[int, int, _F]],
@@ -985,7 +1111,7 @@ class _Checker:
         return masked
 
     def numbers(self, text: str, code: tuple[tuple[int, int], ...], explicit: list[tuple[int, int, _F]], item: _F,
-                *, header_kind: str | None = None, header: str = "", where: str = "") -> None:
+                *, header_kind: str | None = None, header: str = "") -> None:
         if not _NUMBERISH.search(text):
             return
         masked = self.masked(text, code, explicit)
@@ -993,7 +1119,7 @@ class _Checker:
         literals += [(m.start(), m.end()) for m in _QUOTED.finditer(text)]
         names_at = [e for _s, e, _i in explicit]
         for num in extract_numbers(masked, masked=True):
-            kind, strong = self.claim(masked, num, item, header_kind, literals, names_at)
+            kind, strong = self.claim(masked, num, item, header_kind, literals, names_at, plain=text)
             if kind is None:
                 continue
             self.compare(num, kind, strong, item, masked, header)
@@ -1004,7 +1130,8 @@ class _Checker:
                 or low.split(".")[-1] in self.idx.column_words)
 
     def claim(self, masked: str, num: Num, item: _F, header_kind: str | None,
-              literals: list[tuple[int, int]] = (), names_at: list[int] = ()) -> tuple[str | None, bool]:  # type: ignore[assignment]
+              literals: list[tuple[int, int]] = (), names_at: list[int] = (),  # type: ignore[assignment]
+              plain: str = "") -> tuple[str | None, bool]:
         """What ``num`` claims about ``item``: (kind, strong) or (None, False) when it claims nothing."""
         low = masked.lower()
         before_full = low[:num.start]
@@ -1041,20 +1168,27 @@ class _Checker:
         adjectives = after_words[:noun_at] if noun_at > 0 else []
         if any(_NOT_A_COUNT_ADJ.fullmatch(w) for w in adjectives):
             return None, False
-        if re.search(r"(?:\d|\bone)\s+in\s*$", before) or (after_words[:1] == ["in"] and re.match(
+        if re.search(r"(?:\d|\bone)\s+in\s+(?:every\s+|each\s+)?$", before) or (after_words[:1] == ["in"] and re.match(
                 r"\s*in\s+\d", low[num.end:num.end + 8])):
             return None, False  # a ratio: "1 in 50 contacts"
         if noun_at >= 0:
             head_noun = after_words[noun_at]
-            if item.table_key and head_noun in self.idx.other_table_nouns(item) and head_noun not in item.own_table_nouns:
+            if (item.table_key and head_noun in self.idx.other_table_nouns(item)
+                    and head_noun not in item.own_table_nouns):
                 return None, False  # "the companies table has 200 rows" said next to a contacts check
             if (f.check != "unique" and head_noun in item.column_nouns and head_noun not in _ROW_NOUNS
                     and re.search(r"\b(?:distinct|different|unique|separate)\b", " ".join(adjectives))):
                 return None, False  # distinct values of a non-unique check are not among the facts
-        other_tables = self.idx.tables_in(clause_before) - ({item.table_key} if item.table_key else set())
-        if other_tables and item.table_key and not (self.idx.tables_in(clause_before) & {item.table_key}):
-            return None, False  # the clause is about another table
+        sentence_before = before_full[max(before_full.rfind(". "), before_full.rfind("\n")) + 1:]
+        if _PARTIAL.search(sentence_before) or _SHARE_OF_OTHERS.search(sentence_before):
+            return None, False  # about one group, value or example, or a share of all failures
+        if item.table_key:
+            plain_before = (plain or masked)[len(before_full) - len(sentence_before):num.start].lower()
+            last = self.idx.last_table(plain_before, item)
+            if last is not None and last != item.table_key:
+                return None, False  # the nearest table named before the number is another table
         phrase = " ".join(after_words[: (noun_at + 1 + 4) if noun_at >= 0 else 4])
+        near = " ".join(after_words[: noun_at + 2] if noun_at >= 0 else after_words[:2])
         for w in after_words[: noun_at + 1 if noun_at >= 0 else 3]:
             owners = _TYPE_WORDS.get(w)
             if owners and f.check not in owners and f.check not in ("custom_sql", "row_condition"):
@@ -1065,8 +1199,10 @@ class _Checker:
             label = re.split(r"[.;,(]\s*", lm.group(1))[-1].strip()
         threshold_near = bool(_THRESHOLD_WORDS.search(clause_before[-28:]))
         if num.percent:
-            if threshold_near or _THRESHOLD_WORDS.search(phrase + " " + label):
+            if threshold_near or _THRESHOLD_WORDS.search(near + " " + label):
                 return "threshold", False
+            if after_words[:1] == ["of"] and _OTHER_BASE.search(" ".join(after_words[1:5])):
+                return None, False  # "26% of all contact failures": a share of something else
             return "rate", True
         if threshold_near or header_kind == "threshold":
             return "threshold", False
@@ -1077,10 +1213,22 @@ class _Checker:
                 return None, False
         head = after_words[noun_at] if noun_at >= 0 else ""
         of_m = _OF_BEFORE.search(before)
+        if of_m and of_m.group().strip() == "/" and noun_at != 0 and header_kind is None:
+            of_m = None  # "8/10" is a score unless a count noun follows ("37/2,000 rows")
         if of_m and (noun_at == 0 or not after_words or header_kind is not None):
-            if _THRESHOLD_WORDS.search(phrase):
+            if _THRESHOLD_WORDS.search(near):
                 return "threshold", False
             return "total", True
+        if (after_words[:1] == ["of"] and not num.percent and header_kind is None
+                and re.match(r"\s*(?:out\s+)?of\s+(?:the\s+|all\s+)?(?:~|about\s+)?\d", low[num.end:num.end + 24])):
+            # "37 of 2,000 contacts (1.85%) have no email": the part; what it is comes after the whole
+            rest = re.sub(r"\([^)]*\)", " ", low[num.end:num.end + 140])
+            rest = re.split(r"[.;:!?\n]|,\s|\s(?:but|while|whereas)\s", rest, maxsplit=1)[0]
+            if _THRESHOLD_WORDS.search(rest):
+                return "threshold", False
+            if _COMPLEMENT.search(rest):
+                return "generic", True
+            return ("failing" if _FAIL_WORDS.search(rest) else "generic"), True
         if header_kind is not None and header_kind not in ("prose", "name"):
             if noun_at >= 0 and head not in _ROW_NOUNS and _DUP_WORDS.search(phrase):
                 return "dup", True
@@ -1104,14 +1252,18 @@ class _Checker:
             source = " ".join(after_words[:4])
         elif after_words and after_words[0] in ("checked", "scanned", "examined", "evaluated", "tested", "inspected"):
             return "total", True
-        elif names_at and re.fullmatch(rf"[{MASK}]*[\s:(—–-]*", masked[max(0, num.start - 40):num.start]
-                                       .split("\n")[-1][-12:] or " ") and any(
-                0 <= num.start - e <= 4 for e in names_at):
-            return "generic", True  # "contacts.email.pattern (8)", "won_deals_without_amount: 6"
+        elif names_at and any(0 <= num.start - e <= 30 for e in names_at) and _AFTER_NAME.search(
+                masked[max(0, num.start - 30):num.start]):
+            return "generic", True  # "contacts.email.pattern (8)", "won_deals_without_amount: 6", "X is 25"
+        elif re.search(r"\b(?:returned|returns|returning|counted|counts|reported|reports|found)\s*$", before) and (
+                not after_words or noun_at >= 0):
+            return "generic", True  # "the query returned 6"
         if source is None:
             return None, False
-        if _THRESHOLD_WORDS.search(source):
+        if _THRESHOLD_WORDS.search(near if source is phrase else source):
             return "threshold", False
+        if _REMOVE_BEFORE.search(clause_before):
+            return "excess", True
         if head not in _ROW_NOUNS and _DUP_WORDS.search(source):
             return "dup", True
         if _EXCESS_WORDS.search(source):
@@ -1148,37 +1300,52 @@ class _Checker:
         if not values:
             return
         if any(num.matches(v) for v in values):
-            self.add_ok(f"{item.name}: {num.describe()} matches {_KIND_WORDS.get(kind, kind)}")
+            self.add_ok(f"{item.name}: {num.describe()} matches {_OK_WORDS.get(kind, kind)}")
             return
         if num.year or not strong:
             return
         if kind == "age" and (num.approx in ("over", "under")):
             return
-        says = self.says(masked, num, header)
+        says = self.says(masked, num, header, item)
         actual = _actual(item, kind)
+        column = f' (column "{header}")' if header else ""
+        bare = re.sub(r"\s*(?:rows?|records?)$", "", num.describe())
         if kind == "rate":
-            message = (f"The report says {item.name} has a rate of {num.describe()}, but the findings show "
-                       f"{actual} ({format_count(item.f.failing)} of {format_count(item.f.total)} rows).")
+            message = (f"The report says {item.name} has a rate of {num.describe()}{column}, but the findings show "
+                       f"{actual} ({_counts(item)}).")
         elif kind == "age":
-            message = (f"The report says the newest value of {item.name} is {num.describe()} old, but the findings "
-                       f"show {actual} ({format_count(item.f.observed)} s).")
+            message = (f"The report says the newest value of {item.name} is {num.describe()} old{column}, but the "
+                       f"findings show {actual} ({format_count(item.f.observed)} s).")
         elif kind == "total":
-            message = (f"The report says {item.name} looked at {says}, but the findings show {actual} rows "
-                       f"({_describe(item)}).")
+            claimed = f'"{says}"' if ":" in says else f"{bare} rows"
+            message = (f"The report says {item.name} looked at {claimed}{column}, but the findings show "
+                       f"{actual} rows ({_describe(item)}).")
         else:
             label = _KIND_WORDS.get(kind, "rows")
-            message = (f"The report says {item.name} has {says}, but the findings show {actual} {label} "
-                       f"({_describe(item)}).")
+            if kind == "generic":
+                label = "failing rows" if item.f.failing is not None else "rows"
+            claimed = f"{bare} {label}" if header else (f'"{says}"' if ":" in says else says)
+            message = (f"The report says {item.name} has {claimed}{column}, but the findings show {actual} "
+                       f"{label} ({_describe(item)}).")
         self.add_bad(item.name, says, actual, message)
 
     @staticmethod
-    def says(masked: str, num: Num, header: str) -> str:
+    def says(masked: str, num: Num, header: str, item: _F) -> str:
+        """What the report claims, as written: "39 contacts", "Distinct duplicated values: 5", "7 (Failing)"."""
         if header:
             return f"{num.describe()} ({header})"
-        tail = re.match(r"(?:\s+[A-Za-z][\w'’-]*){0,3}", masked[num.end:num.end + 40])
-        words = tail.group().strip() if tail else ""
-        words = re.split(r"\s+(?:of|in|and|but|while|for|with|out)\b", words)[0] if words else ""
-        return f"{num.describe()} {words}".strip()
+        words = re.findall(r"[A-Za-z][\w'’-]*", _AFTER_STOP.split(masked[num.end:num.end + 60], maxsplit=1)[0])
+        nouns = [k for k, w in enumerate(words[:4]) if w.lower() in _COUNT_NOUNS or w.lower() in item.nouns]
+        if nouns:
+            end = nouns[0]
+            while end + 1 in nouns:
+                end += 1
+            return f"{num.describe()} {' '.join(words[:end + 1])}"
+        label = re.search(r"(?:^|[.;!?(\n]|\s[-—–]\s)\s*([A-Za-z][A-Za-z' /_-]{0,40}?)\s*:\s*$",
+                          masked[max(0, num.start - 45):num.start])
+        if label and len(label.group(1).split()) <= 5:
+            return f"{label.group(1).strip()}: {num.describe()}"
+        return num.describe()
 
     # ---- statuses ------------------------------------------------------------------------------
     def claim_status(self, item: _F, claim: str, says: str, *, strict: bool, emoji: bool = False) -> None:
@@ -1210,7 +1377,8 @@ class _Checker:
         lead = _LEAD_IN.match(text)
         if lead and distinct:
             label = lead.group("label").lower()
-            claim = "pass" if label in ("passed", "passing", "passes", "ok", "healthy", "clean", "green", "✅") else "fail"
+            passing = ("passed", "passing", "passes", "ok", "healthy", "clean", "green", "✅")
+            claim = "pass" if label in passing else "fail"
             for item in distinct.values():
                 self.claim_status(item, claim, lead.group("label"), strict=False, emoji=claim == "fail")
             return
@@ -1263,7 +1431,7 @@ class _Checker:
         head = text[:m.start()]
         if _NO_ISSUES_SKIP.search(head) or _NO_ISSUES_SKIP.search(text[m.end():m.end() + 40]):
             return
-        if re.search(r"\b(?:not|n['’]t)\s*$", head):
+        if re.search(r"\b(?:not|n['’]t|never|hardly)\s*$", head, re.I):
             return
         if ctx.status_class == "pass":
             return
@@ -1301,12 +1469,13 @@ class _Checker:
         plain = "".join(masked)
         low = plain.lower()
         if not re.search(r"\bchecks?\b|\btests?\b", low) and len(re.findall(
-                r"\b\d+\s+(?:failed|warned|passed|errors?|errored)\b", low)) < 2:
+                r"\b\d+\s+(?:failed|warned|passed|errors?|errored)\b", low)) < 2 and not _SUMMARY_RES[-1].search(plain):
             return
         s = self.idx.doc.summary
         tables = self.idx.tables_in(low)
         per_table = {
-            t: {st: sum(1 for i in self.idx.by_table.get(t, ()) if i.status == st) for st in ("pass", "fail", "warn", "error")}
+            t: {st: sum(1 for i in self.idx.by_table.get(t, ()) if i.status == st)
+                for st in ("pass", "fail", "warn", "error")}
             for t in tables}
         seen: set[int] = set()
         for regex in _SUMMARY_RES:
@@ -1317,13 +1486,16 @@ class _Checker:
                 if _SUMMARY_SCOPED.search(plain[max(0, m.start("n") - 30):m.start("n")]):
                     continue  # "the other 9 checks passed": a part, not the summary
                 raw_n = m.group("n").lower()
+                if raw_n == "no" and m.group("w").lower().startswith("fail"):
+                    continue  # "no checks failed" is a no-issues claim, checked once by no_issues()
                 n = _SUMMARY_WORDNUM.get(raw_n)
                 if n is None:
                     n = int(raw_n.replace(",", ""))
                 w = m.group("w").lower()
                 if w.startswith("fail") or w.startswith("broken"):
                     allowed = {s.failed, s.failed + s.errors, s.failed + s.warned, s.failed + s.warned + s.errors}
-                    allowed |= {c["fail"] + c["error"] for c in per_table.values()} | {c["fail"] for c in per_table.values()}
+                    allowed |= {c["fail"] + c["error"] for c in per_table.values()}
+                    allowed |= {c["fail"] for c in per_table.values()}
                     label = "failed"
                 elif w.startswith("pass") or w == "green":
                     allowed = {s.passed} | {c["pass"] for c in per_table.values()}
@@ -1334,7 +1506,7 @@ class _Checker:
                 elif w.startswith("error") or "error" in w or "could not" in w:
                     allowed = {s.errors} | {c["error"] for c in per_table.values()}
                     label = "errors"
-                elif w == "checks":
+                elif "checks" in w:
                     allowed = {s.checks} | {sum(c.values()) for c in per_table.values()}
                     label = "checks"
                 else:
@@ -1398,8 +1570,7 @@ class _Checker:
                 for _s, _e, it in ex:
                     self.mentioned.add(it.name)
             low = row_text.lower()
-            for it in self.idx.loose(low):
-                self.mentioned.add(it.name)
+            self.coverage_texts.append((low, ctx.tables))
             item: _F | None = None
             cell_of_name = None
             for k, ex in enumerate(per_cell):
@@ -1422,9 +1593,17 @@ class _Checker:
                 if len(loose) == 1:
                     item = loose[0]
                 elif not loose and len(cells) >= 2:
-                    for t, c in cells:
-                        if t.strip():
-                            self.summary_counts(t, c)
+                    table_key = next((t.strip().lower() for t, _c in cells
+                                      if t.strip().lower() in self.idx.by_table), None)
+                    if table_key is not None:
+                        self.table_row(table_key, header, kinds, cells)
+                        continue
+                    if len(cells) == 2:
+                        self.summary_counts(f"{texts[0]}: {texts[1]}", ())
+                    else:
+                        for t, c in cells:
+                            if t.strip():
+                                self.summary_counts(t, c)
                     continue
             if item is None:
                 continue
@@ -1453,9 +1632,57 @@ class _Checker:
                 ex = per_cell[k]
                 if kd in (None, "prose"):
                     sub_ctx = _Ctx(item, ctx.tables, None)
-                    self.sentence("", sub_ctx, cleaned=(t, c), where="table")
+                    self.sentence("", sub_ctx, cleaned=(t, c))
                     continue
-                self.numbers(t, c, ex, item, header_kind=kd, header=header[k] if k < len(header) else "")
+                head_text = header[k] if k < len(header) else ""
+                simple = _SIMPLE_CELL.match(t)
+                if simple and kd in _CELL_KINDS:
+                    self.compare(_simple_num(simple), _cell_kind(kd, simple, item), True, item, t, head_text)
+                    continue
+                self.numbers(t, c, ex, item, header_kind=kd, header=head_text)
+
+    def table_row(self, table_key: str, header: list[str], kinds: list[str | None],
+                  cells: list[tuple[str, tuple[tuple[int, int], ...]]]) -> None:
+        """A row about a whole database table ("| Album | 6 | 347 | ✅ |"): its row count, checks and status."""
+        items = self.idx.by_table[table_key]
+        row_count = next((i for i in items if i.f.check == "row_count"), None)
+        sizes = {float(v) for i in items for v in (i.f.total, i.f.observed if i.f.check == "row_count" else None)
+                 if v is not None}
+        table = items[0].f.table
+        for k, (t, _c) in enumerate(cells):
+            head = header[k].lower() if k < len(header) else ""
+            kd = kinds[k] if k < len(kinds) else None
+            if kd == "status":
+                word = self.cell_status(t, whole=False)
+                claim = self.status_of_word(word) if word else None
+                not_passing = [i for i in items if i.status != "pass"]
+                if claim == "pass" and not_passing:
+                    first = not_passing[0]
+                    self.add_bad(first.name, f"{table}: {t.strip()}", first.status,
+                                 f"The report marks the table {table} as passing ({t.strip()}), but {first.name} "
+                                 f"has status {first.status.upper()}: {_describe(first)}.")
+                continue
+            simple = _SIMPLE_CELL.match(t)
+            if not simple or simple.group("pct"):
+                continue
+            num = _simple_num(simple)
+            if re.fullmatch(r"(?:#\s*|number\s+of\s+)?checks?(?:\s+run)?", head):
+                actual = float(len(items))
+                if num.matches(actual):
+                    self.add_ok(f"{table}: {num.text} checks matches")
+                else:
+                    self.add_bad(None, f"{table}: {num.text} checks", f"{len(items)} checks",
+                                 f"The report says the table {table} has {num.text} checks, but the findings have "
+                                 f"{len(items)}.")
+            elif kd in ("total", "generic", "observed") and re.search(r"rows|records|total|size|count", head) \
+                    and sizes:
+                if any(num.matches(v) for v in sizes):
+                    self.add_ok(f"{table}: {num.text} rows matches")
+                else:
+                    actual = format_count(row_count.f.observed if row_count else max(sizes))
+                    self.add_bad(row_count.name if row_count else None, f"{table}: {num.text} rows", actual,
+                                 f"The report says the table {table} has {num.text} rows, but the findings show "
+                                 f"{actual}.")
 
     def key_value(self, key: str, value: tuple[str, tuple[tuple[int, int], ...]], ctx: _Ctx) -> None:
         text, code = value
@@ -1467,7 +1694,7 @@ class _Checker:
             if claim:
                 self.claim_status(ctx.finding, claim, text.strip(), strict=True, emoji=status in _EMOJI)
             return
-        self.sentence("", ctx, cleaned=(line, tuple((s + shift, e + shift) for s, e in code)), where="table")
+        self.sentence("", ctx, cleaned=(line, tuple((s + shift, e + shift) for s, e in code)))
 
     def data_table(self, header: list[str]) -> bool:
         """Column names of the database (sample rows), not a table about checks."""
@@ -1520,7 +1747,7 @@ def verify_fn(report_markdown: str, findings: FindingsDoc | dict[str, Any]) -> V
 
     for bi, block in enumerate(blocks):
         if block.kind == "heading":
-            text = re.sub(r"^\s*\d{1,3}[.)]\s+", "", block.text)
+            text = re.sub(r"^\s*(?:\d{1,3}(?:\.\d{1,3})*[.)]?|[A-Z][.)])\s+", "", block.text)
             while headings and headings[-1][0] >= block.level:
                 headings.pop()
             parent = section()
@@ -1590,12 +1817,10 @@ def verify_fn(report_markdown: str, findings: FindingsDoc | dict[str, Any]) -> V
                 pseudo = _Ctx(only, frozenset({only.table_key} if only.table_key else ()), None)
             elif not explicit and _PASS_HEADING.search(text) and not _PROBLEM_HEADING.search(text):
                 pseudo = _Ctx(None, para_ctx.tables, "pass")
-            elif not explicit:
-                lead = _LEAD_IN.match(text)
-                pseudo = None if lead else None
     # failed or warned findings the report never names
     for item in idx.items:
-        if item.status in ("fail", "warn") and item.name not in checker.mentioned:
+        if item.status in ("fail", "warn") and item.name not in checker.mentioned and not any(
+                idx.names_loosely(item, low, tables) for low, tables in checker.coverage_texts):
             checker.add_bad(item.name, "(not mentioned)", f"{item.status}: {_describe(item)}",
                             f"The report never mentions {item.name}, which "
                             f"{'failed' if item.status == 'fail' else 'warned'}: {_describe(item)}.")
