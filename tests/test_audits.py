@@ -185,3 +185,19 @@ def test_history_json_lists_runs_newest_first_with_deliveries(project, run_cli):
                             "out_dir", "error", "review"}
     assert runs[0]["deliveries"][1] == {"channel": "file", "target": str(project.root / "reports"),
                                         "status": "sent", "attempts": 1, "last_error": None}
+
+
+def test_the_history_can_live_in_postgresql(project, make_database):
+    history_db = make_database("postgresql")
+    config = project()
+    config.write_text(config.read_text().replace('history: {url: "sqlite:///history.db"}',
+                                                 f'history: {{url: "{history_db.url}"}}'))
+    settings = load_settings(config)
+    write_items(project.root / "data" / "shop.db", rows(sku_nulls=2))
+    first = execute_audit(settings, "shop")
+    write_items(project.root / "data" / "shop.db", rows(sku_nulls=5))
+    second = execute_audit(settings, "shop")
+    assert second.trends["items.sku.not_null"] == "worse"
+    assert history_db.scalar("SELECT count(*) FROM wd_runs") == 2
+    assert history_db.scalar(f"SELECT status FROM wd_runs WHERE id = '{first.run_id}'") == "failed"
+    assert history_db.scalar("SELECT count(*) FROM wd_deliveries WHERE status = 'sent'") == 4
