@@ -55,24 +55,24 @@ def execute_audit(settings: Settings, name: str, *, store: HistoryStore | None =
         run_dir = timestamp_dir(reports_dir(settings, audit.deliver) / name)
         run_id = f"{run_dir.name}-{secrets.token_hex(3)}"
         store.start_run(run_id, name, out_dir=str(run_dir))
-        previous = store.previous_run(name, run_id)
         try:
+            previous = store.previous_run(name, run_id)
             outcome = run_scan(
                 settings.database_url(audit.database), [settings.path(p) for p in audit.checks], out_dir=run_dir,
                 timeout_s=settings.databases[audit.database].timeout_s,
                 max_rows=settings.databases[audit.database].max_rows, sample=audit.sample, on_progress=on_progress,
                 llm=audit.llm, settings=settings, models=models, run_id=run_id,
                 previous_findings=store.findings_of(previous.id) if previous else [])
-        except BaseException as exc:
+            status = STATUS[outcome.exit_code]
+            file_run(outcome, name, status, audit.review)
+            store.finish_run(run_id, status="awaiting_review" if audit.review else status,
+                             summary=outcome.doc.summary.model_dump(), out_dir=str(run_dir),
+                             findings=[f.model_dump(mode="json") for f in outcome.doc.findings],
+                             trends=outcome.trends, verification=_llm_summary(outcome), error=outcome.doc.error)
+        except BaseException as exc:  # never leave a run `running`
             interrupted = isinstance(exc, (KeyboardInterrupt, SystemExit))
             store.finish_run(run_id, status="interrupted" if interrupted else "error", error=redact(exc))
             raise
-        status = STATUS[outcome.exit_code]
-        file_run(outcome, name, status, audit.review)
-        store.finish_run(run_id, status="awaiting_review" if audit.review else status,
-                         summary=outcome.doc.summary.model_dump(), out_dir=str(run_dir),
-                         findings=[f.model_dump(mode="json") for f in outcome.doc.findings], trends=outcome.trends,
-                         verification=_llm_summary(outcome), error=outcome.doc.error)
         run = AuditRun(run_id, name, status, run_dir, outcome, outcome.trends or {})
         run.deliveries = start_delivery(settings, store, run_id, name, run_dir, review=audit.review)
         run.awaiting_review = audit.review

@@ -71,7 +71,7 @@ def schedule(config_path: Path | None, count: int, as_json: bool) -> None:
         watchdog schedule
         watchdog schedule --count 5 --json
     """
-    from watchdog.scheduler import upcoming_runs
+    from watchdog.schedules import upcoming_runs
     from watchdog.settings import load_settings
 
     settings = load_settings(config_path)

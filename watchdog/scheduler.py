@@ -36,20 +36,18 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
-from zoneinfo import ZoneInfo
 
 from apscheduler.events import EVENT_JOB_ERROR, EVENT_JOB_MAX_INSTANCES, EVENT_JOB_MISSED, JobEvent
 from apscheduler.executors.pool import ThreadPoolExecutor
 from apscheduler.jobstores.sqlalchemy import SQLAlchemyJobStore
 from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.base import BaseTrigger
-from apscheduler.triggers.combining import OrTrigger
-from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
 from watchdog.errors import ConfigError, WatchdogError
 from watchdog.redact import RedactingFilter, redact, safe_url
-from watchdog.settings import AuditConfig, Every, Settings, every_seconds, load_settings
+from watchdog.schedules import describe_schedule, same_schedule, scheduled_triggers
+from watchdog.settings import Settings, load_settings
 
 log = logging.getLogger("watchdog.scheduler")
 
@@ -63,7 +61,10 @@ DEFAULT_GRACE_S = 60.0
 #: exit code of a stop that did not wait for the running audits (second signal, or grace ran out)
 FORCED_EXIT = 130
 
-_WEEKDAYS = ("sun", "mon", "tue", "wed", "thu", "fri", "sat")
+_settings_by_path: dict[str, Settings] = {}
+_state_lock = threading.Lock()
+_active: dict[str, float] = {}           # audit name -> monotonic start, for the audits running now
+_outbox_lock = threading.Lock()          # held while the outbox job flushes
 
 
 def audit_job_id(name: str) -> str:
@@ -71,143 +72,6 @@ def audit_job_id(name: str) -> str:
 
 
 # ---- triggers
-
-
-def _cron_weekday(token: str) -> int:
-    """A crontab weekday, 0-7 (0 and 7 are Sunday) or a name; returned as 0-7."""
-    text = token.strip().lower()
-    if text.isdigit() and 0 <= int(text) <= 7:
-        return int(text)
-    if text in _WEEKDAYS:
-        return _WEEKDAYS.index(text)
-    raise ValueError(f"{token!r} is not a weekday (0-7 or sun..sat)")
-
-
-def crontab_weekdays(field_text: str) -> str:
-    """A crontab day-of-week field (0 or 7 = Sunday, ``1-5``, ``*/2``, ``mon,wed``) as APScheduler 3
-    reads it: ``*``, or weekday names (APScheduler 3 numbers Monday 0, so numbers are never passed)."""
-    if field_text == "*":
-        return "*"
-    days: set[int] = set()
-    for part in field_text.split(","):
-        base, _, step_text = part.partition("/")
-        step = int(step_text) if step_text else 1
-        if step < 1:
-            raise ValueError(f"bad step in the weekday field {field_text!r}")
-        if base == "*":
-            low, high = 0, 7
-        elif "-" in base:
-            first, last = base.split("-", 1)
-            low, high = _cron_weekday(first), _cron_weekday(last)
-            if low > high:
-                raise ValueError(f"backwards range {base!r} in the weekday field {field_text!r}")
-        else:
-            low = _cron_weekday(base)
-            high = 7 if step_text else low
-        days.update(day % 7 for day in range(low, high + 1, step))
-    return ",".join(_WEEKDAYS[day] for day in sorted(days))
-
-
-def cron_trigger(expr: str, tz: str | ZoneInfo = "UTC") -> BaseTrigger:
-    """A trigger for a 5-field crontab string, with crontab's meaning, in the time zone ``tz``.
-
-    Weekdays count from Sunday (0 or 7) and, when both day-of-month and day-of-week are restricted
-    (neither starts with ``*``), a day matching *either* fires, as in cron.
-    """
-    fields = expr.split()
-    if len(fields) != 5:
-        raise ValueError(f"expected a 5-field cron string (minute hour day month weekday), got {expr!r}")
-    minute, hour, day, month, weekday = fields
-    zone = ZoneInfo(tz) if isinstance(tz, str) else tz
-
-    def make(day_field: str, weekday_field: str) -> CronTrigger:
-        return CronTrigger(minute=minute, hour=hour, day=day_field, month=month,
-                           day_of_week=crontab_weekdays(weekday_field), timezone=zone)
-
-    if day.startswith("*") or weekday.startswith("*"):
-        return make(day, weekday)
-    return OrTrigger([make(day, "*"), make("*", weekday)])
-
-
-def audit_trigger(audit: AuditConfig) -> BaseTrigger | None:
-    """The trigger of an audit's ``schedule:`` (None when it has none)."""
-    if audit.schedule is None:
-        return None
-    if isinstance(audit.schedule, Every):
-        # intervals count real seconds: UTC, so no daylight-saving jump lengthens or shortens one
-        return IntervalTrigger(seconds=every_seconds(audit.schedule.every), timezone=timezone.utc)
-    return cron_trigger(audit.schedule, audit.timezone)
-
-
-def describe_schedule(audit: AuditConfig) -> str:
-    if audit.schedule is None:
-        return "not scheduled"
-    if isinstance(audit.schedule, Every):
-        return f"every {audit.schedule.every.strip()}"
-    return f"cron {audit.schedule} ({audit.timezone})"
-
-
-def next_fire_times(trigger: BaseTrigger, count: int, now: datetime | None = None) -> list[datetime]:
-    """The next ``count`` fire times of ``trigger`` after ``now``, as the scheduler computes them."""
-    now = now or datetime.now(timezone.utc)
-    times: list[datetime] = []
-    previous: datetime | None = None
-    while len(times) < count:
-        fire = trigger.get_next_fire_time(previous, previous or now)
-        if fire is None:
-            break
-        times.append(fire)
-        previous = fire
-    return times
-
-
-@dataclass
-class Upcoming:
-    audit: str
-    schedule: str            # "cron 0 6 * * * (UTC)", "every 30s" or "not scheduled"
-    timezone: str
-    next_runs: list[datetime] = field(default_factory=list)
-
-    @property
-    def scheduled(self) -> bool:
-        return self.schedule != "not scheduled"
-
-    def to_json_dict(self) -> dict[str, Any]:
-        return {"audit": self.audit, "schedule": self.schedule, "scheduled": self.scheduled,
-                "timezone": self.timezone, "next_runs": [t.isoformat() for t in self.next_runs]}
-
-
-def upcoming_runs(settings: Settings, count: int = 3, now: datetime | None = None) -> list[Upcoming]:
-    """Each configured audit with its next ``count`` run times (interval audits: counted from ``now``;
-    the daemon counts them from its start)."""
-    now = now or datetime.now(timezone.utc)
-    out = []
-    for name, audit in settings.audits.items():
-        trigger = audit_trigger(audit)
-        times = next_fire_times(trigger, count, now) if trigger is not None else []
-        out.append(Upcoming(name, describe_schedule(audit), audit.timezone, times))
-    return out
-
-
-def _schedule_key(trigger: BaseTrigger) -> Any:
-    """What identifies a schedule (an interval trigger's start date does not)."""
-    if isinstance(trigger, IntervalTrigger):
-        return ("interval", trigger.interval.total_seconds(), str(trigger.timezone))
-    if isinstance(trigger, OrTrigger):
-        return ("or", tuple(_schedule_key(t) for t in trigger.triggers))
-    return (type(trigger).__name__, repr(trigger))
-
-
-def same_schedule(a: BaseTrigger, b: BaseTrigger) -> bool:
-    return _schedule_key(a) == _schedule_key(b)
-
-
-# ---- the jobs (module-level functions: the job store names them by reference)
-
-_settings_by_path: dict[str, Settings] = {}
-_state_lock = threading.Lock()
-_active: dict[str, float] = {}           # audit name -> monotonic start, for the audits running now
-_outbox_lock = threading.Lock()          # held while the outbox job flushes
 
 
 def remember_settings(settings: Settings) -> None:
@@ -341,20 +205,6 @@ def flush_outbox_job(config_path: str) -> int:
 
 
 # ---- the scheduler
-
-
-def scheduled_triggers(settings: Settings) -> dict[str, BaseTrigger]:
-    """``{audit name: trigger}`` for every audit with a ``schedule:`` (fresh triggers: an interval
-    counts from now); raises ConfigError for a schedule that cannot be read."""
-    triggers = {}
-    for name, audit in settings.audits.items():
-        try:
-            trigger = audit_trigger(audit)
-        except ValueError as exc:
-            raise ConfigError(f"{settings.source}: audits.{name}.schedule: {exc}") from None
-        if trigger is not None:
-            triggers[name] = trigger
-    return triggers
 
 
 def validate_for_serve(settings: Settings) -> list[str]:
@@ -497,6 +347,23 @@ def _warm_up() -> None:
     import watchdog.review  # noqa: F401
 
 
+def _open_history(url: str, attempts: int = 3) -> Any:
+    """The history store; a few tries, since another process creating its tables at the same
+    moment makes ``create_all`` fail with "table already exists"."""
+    from watchdog.history import HistoryStore
+
+    for attempt in range(1, attempts + 1):
+        try:
+            return HistoryStore(url)
+        except Exception as exc:
+            if attempt < attempts and "already exists" in str(exc):
+                time.sleep(0.2 * attempt)
+                continue
+            first = (str(getattr(exc, "orig", None) or exc).splitlines() or [type(exc).__name__])[0]
+            raise WatchdogError(f"cannot open the history database {safe_url(url)}: {redact(first)}") from None
+    raise AssertionError("unreachable")
+
+
 class Daemon:
     """``watchdog serve``: run the scheduled audits until stopped.
 
@@ -514,6 +381,7 @@ class Daemon:
         self.stop_event = threading.Event()
         self.signals: list[int] = []
         self.scheduler: BackgroundScheduler | None = None
+        self._stopped_by_signal = False
 
     def stop(self) -> None:
         self.stop_event.set()
@@ -532,12 +400,8 @@ class Daemon:
         store: HistoryStore | None = None
         try:
             url = settings.history_url()
-            try:
-                store = HistoryStore(url)
-                left = store.mark_running_interrupted()
-            except Exception as exc:
-                first = str(getattr(exc, "orig", None) or exc).splitlines()[0] if str(exc) else type(exc).__name__
-                raise WatchdogError(f"cannot open the history database {safe_url(url)}: {redact(first)}") from None
+            store = _open_history(url)
+            left = store.mark_running_interrupted()
             if left:
                 log.warning("marked %d run(s) left running by an earlier stop as interrupted: %s", len(left),
                             ", ".join(left))
@@ -598,6 +462,7 @@ class Daemon:
         deadline = time.monotonic() + self.duration if self.duration else None
         while True:
             if self.signals:
+                self._stopped_by_signal = True
                 return f"{signal.Signals(self.signals[0]).name} received"
             if self.stop_event.is_set():
                 return "stop requested"
@@ -608,7 +473,8 @@ class Daemon:
 
     def _shutdown(self, scheduler: BackgroundScheduler, store: Any, reason: str) -> int:
         running = running_audits()
-        signals_seen = len(self.signals)
+        # the signal that asked for this stop does not count; any other one means "now"
+        signals_seen = 1 if self._stopped_by_signal else 0
         if running:
             log.info("stopping (%s): waiting up to %gs for running audit(s) %s; signal again to stop now",
                      reason, self.grace, ", ".join(running))
@@ -629,7 +495,7 @@ class Daemon:
         while not done.wait(self.poll_s):
             if len(self.signals) > signals_seen or time.monotonic() >= deadline:
                 why = "signal received again" if len(self.signals) > signals_seen else f"{self.grace:g}s grace over"
-                ids = store.mark_running_interrupted()
+                ids = store.mark_running_interrupted(owner_pid=os.getpid())
                 log.warning("stopped without waiting (%s): %d run(s) recorded as interrupted%s", why, len(ids),
                             f": {', '.join(ids)}" if ids else "")
                 return FORCED_EXIT

@@ -116,15 +116,13 @@ class AuditConfig(_Strict):
     @classmethod
     def _cron(cls, value: Any) -> Any:
         if isinstance(value, str):
-            fields = value.split()
-            if len(fields) != 5:
-                raise ValueError(f"expected a 5-field cron string (minute hour day month weekday), got {value!r}")
-            from apscheduler.triggers.cron import CronTrigger
+            from watchdog.schedules import cron_trigger  # validate what will actually be scheduled
 
             try:
-                CronTrigger.from_crontab(value)
+                cron_trigger(value)
             except ValueError as exc:
-                raise ValueError(f"invalid cron string {value!r}: {exc}") from None
+                message = str(exc)
+                raise ValueError(message if "5-field" in message else f"invalid cron string {value!r}: {message}") from None
         return value
 
     @field_validator("timezone")

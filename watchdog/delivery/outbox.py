@@ -66,11 +66,17 @@ def wanted(policy: str, package: RunPackage, kind: str, target: str, store: Hist
 
 def send_once(channel: Channel, package: RunPackage, target: str, store: HistoryStore, *, attempts: int,
               wait_max_s: float, spec: dict[str, Any]) -> DeliveryRecord:
-    """Send to one target unless it was already sent; retry; record sent or pending (outbox)."""
-    previous = store.delivery(package.run_id, channel.kind, target)
-    if previous is not None and previous.status == "sent":
-        return previous
-    tries = previous.attempts if previous else 0
+    """Send to one target unless it was already sent; retry; record sent or pending (outbox).
+
+    The delivery is claimed first (one atomic update), so a daemon tick and a ``watchdog run`` flushing
+    the outbox at the same moment cannot both send it.
+    """
+    claimed = store.claim_delivery(package.run_id, channel.kind, target, spec)
+    if claimed is None:  # already sent, or being sent by another process
+        current = store.delivery(package.run_id, channel.kind, target)
+        assert current is not None
+        return current
+    tries = claimed
     error: str | None = None
     retrying = Retrying(stop=stop_after_attempt(attempts), wait=wait_random_exponential(multiplier=0.2, max=wait_max_s),
                         retry=retry_if_exception_type(DeliveryError), reraise=True)

@@ -8,8 +8,10 @@ Delivery statuses: sent, pending (in the outbox, to retry), skipped (policy), re
 from __future__ import annotations
 
 import json
+import os
+import socket
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +34,8 @@ runs = sa.Table(
     sa.Column("trends", sa.Text),            # JSON {finding name: new|resolved|worse|better|unchanged}
     sa.Column("review", sa.Text),            # JSON {decision, reason, at}
     sa.Column("error", sa.Text),
+    sa.Column("host", sa.String(255)),       # who runs it: a serve start-up only marks runs whose
+    sa.Column("pid", sa.Integer),            # process is gone as interrupted
 )
 
 run_findings = sa.Table(
@@ -57,6 +61,26 @@ deliveries = sa.Table(
     sa.Column("updated_at", sa.String(40)),
     sa.Column("spec", sa.Text),              # JSON: the channel's configuration, to retry from the outbox
 )
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+STALE_CLAIM_S = 900
+
+
+def _iso_ago(seconds: float) -> str:
+    return (datetime.now(timezone.utc) - timedelta(seconds=seconds)).isoformat(timespec="microseconds").replace(
+        "+00:00", "Z")
 
 
 def now_iso() -> str:
@@ -121,7 +145,17 @@ class HistoryStore:
             def _wal(dbapi_conn: Any, _record: Any) -> None:  # readers never block the writer
                 dbapi_conn.execute("PRAGMA journal_mode=WAL")
                 dbapi_conn.execute("PRAGMA busy_timeout=10000")
-        metadata.create_all(self.engine)
+        self._create_tables()
+
+    def _create_tables(self) -> None:
+        """Create the tables if missing; tolerate another process creating them at the same moment."""
+        for attempt in range(3):
+            try:
+                metadata.create_all(self.engine, checkfirst=True)
+                return
+            except (sa.exc.OperationalError, sa.exc.ProgrammingError, sa.exc.IntegrityError) as exc:
+                if "already exists" not in str(exc) or attempt == 2:
+                    raise
 
     def close(self) -> None:
         self.engine.dispose()
@@ -130,7 +164,8 @@ class HistoryStore:
     def start_run(self, run_id: str, audit: str, started_at: str | None = None, out_dir: str | None = None) -> None:
         with self.engine.begin() as conn:
             conn.execute(runs.insert().values(id=run_id, audit=audit, status="running",
-                                              started_at=started_at or now_iso(), out_dir=out_dir))
+                                              started_at=started_at or now_iso(), out_dir=out_dir,
+                                              host=socket.gethostname(), pid=os.getpid()))
 
     def finish_run(self, run_id: str, *, status: str, summary: dict[str, int] | None = None,
                    findings: list[dict[str, Any]] | None = None, out_dir: str | None = None,
@@ -163,13 +198,25 @@ class HistoryStore:
         with self.engine.begin() as conn:
             conn.execute(runs.update().where(runs.c.id == run_id).values(**values))
 
-    def mark_running_interrupted(self, audit: str | None = None) -> list[str]:
-        """Runs left ``running`` (a crash, a kill) become ``interrupted``; returns their ids."""
-        query = sa.select(runs.c.id).where(runs.c.status == "running")
+    def mark_running_interrupted(self, audit: str | None = None, *, owner_pid: int | None = None) -> list[str]:
+        """Runs left ``running`` become ``interrupted``; returns the ids marked.
+
+        By default only runs whose process is gone (a crash, a kill): a run whose process still lives on
+        this host (a ``watchdog run`` beside the daemon) is left alone. With ``owner_pid``, exactly the
+        runs of that process on this host (a daemon abandoning its own runs).
+        """
+        query = sa.select(runs.c.id, runs.c.host, runs.c.pid).where(runs.c.status == "running")
         if audit:
             query = query.where(runs.c.audit == audit)
+        here = socket.gethostname()
+
+        def marked(row: Any) -> bool:
+            if owner_pid is not None:
+                return row.host == here and row.pid == owner_pid
+            return not (row.host == here and row.pid and _alive(row.pid))
+
         with self.engine.begin() as conn:
-            ids = [row.id for row in conn.execute(query)]
+            ids = [row.id for row in conn.execute(query) if marked(row)]
             if ids:
                 conn.execute(runs.update().where(runs.c.id.in_(ids)).values(status="interrupted",
                                                                              finished_at=now_iso()))
@@ -225,9 +272,36 @@ class HistoryStore:
                 conn.execute(deliveries.insert().values(run_id=record.run_id, channel=record.channel,
                                                         target=record.target, **values))
 
+    def claim_delivery(self, run_id: str, channel: str, target: str, spec: dict[str, Any]) -> int | None:
+        """Claim a delivery for sending (status ``sending``), so two processes never send it both.
+
+        Returns the attempts made so far when claimed; None when it was already sent, or another process
+        is sending it right now. A claim older than :data:`STALE_CLAIM_S` (its process died) can be taken.
+        """
+        stale = _iso_ago(STALE_CLAIM_S)
+        key = (deliveries.c.run_id == run_id, deliveries.c.channel == channel, deliveries.c.target == target)
+        with self.engine.begin() as conn:
+            row = conn.execute(sa.select(deliveries).where(*key)).first()
+            if row is None:
+                try:
+                    conn.execute(deliveries.insert().values(run_id=run_id, channel=channel, target=target,
+                                                            status="sending", attempts=0, updated_at=now_iso(),
+                                                            spec=_dump(spec)))
+                except sa.exc.IntegrityError:
+                    return None
+                return 0
+            claimable = sa.or_(deliveries.c.status.in_(("pending", "skipped")),
+                               sa.and_(deliveries.c.status == "sending", deliveries.c.updated_at < stale))
+            claimed = conn.execute(deliveries.update().where(*key, claimable)
+                                   .values(status="sending", updated_at=now_iso()))
+            return (row.attempts or 0) if claimed.rowcount == 1 else None
+
     def outbox(self) -> list[DeliveryRecord]:
-        """Deliveries waiting to be retried, oldest first."""
-        query = sa.select(deliveries).where(deliveries.c.status == "pending").order_by(deliveries.c.updated_at)
+        """Deliveries waiting to be retried (and claims abandoned by a dead process), oldest first."""
+        query = (sa.select(deliveries)
+                 .where(sa.or_(deliveries.c.status == "pending",
+                               sa.and_(deliveries.c.status == "sending", deliveries.c.updated_at < _iso_ago(STALE_CLAIM_S))))
+                 .order_by(deliveries.c.updated_at))
         with self.engine.connect() as conn:
             return [self._delivery(row) for row in conn.execute(query).all()]
 
