@@ -5,7 +5,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import hypothesis
 import pytest
+from hypothesis import strategies as st
 
 from watchdog.findings import Finding, FindingsDoc, Summary
 from watchdog.graph.verify import BadItem, Verification, verify_fn
@@ -255,9 +257,6 @@ def test_every_mutation_of_the_template_table_is_flagged(name: str) -> None:
 # ---- robustness -----------------------------------------------------------------------------------
 
 def test_never_raises_on_arbitrary_markdown() -> None:
-    hypothesis = pytest.importorskip("hypothesis")
-    from hypothesis import strategies as st
-
     pieces = st.sampled_from([
         "# ", "## ", "### ", "- ", "1. ", "  - ", "> ", "| ", " | ", "|---|---|\n", "```\n", "`", "**", "_", "\\",
         "\n", "\n\n", " ", "contacts.email.not_null", "contacts.email.unique", "companies.name.not_null", "x.y.unique",

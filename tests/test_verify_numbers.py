@@ -1,10 +1,10 @@
-"""Number extraction for the report verifier (watchdog.graph.numbers)."""
+"""Number extraction for the report verifier (watchdog.graph.verify.numbers)."""
 
 from __future__ import annotations
 
 import pytest
 
-from watchdog.graph.numbers import (
+from watchdog.graph.verify.numbers import (
     MASK,
     extract_numbers,
     format_count,
