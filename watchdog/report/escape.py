@@ -9,6 +9,7 @@ a heading, a link, a code block or a tag.
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any
 
@@ -77,7 +78,8 @@ def percent(rate: float | None) -> str:
 
 
 def duration(seconds: float | int | None) -> str:
-    if seconds is None:
+    """Seconds as ``45d 2h`` / ``2h 0m`` / ``5m 3s`` / ``12s``."""
+    if seconds is None or (isinstance(seconds, float) and not math.isfinite(seconds)):
         return "–"
     seconds = int(seconds)
     sign, seconds = ("-", -seconds) if seconds < 0 else ("", seconds)

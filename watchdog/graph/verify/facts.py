@@ -13,7 +13,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from watchdog.findings import Finding
-from watchdog.graph.verify.numbers import format_count, format_duration, format_percent, parse_duration
+from watchdog.graph.verify.numbers import format_count, parse_duration
+from watchdog.report.escape import duration as format_duration
+from watchdog.report.escape import percent as format_percent
 
 if TYPE_CHECKING:
     from watchdog.graph.verify.locate import IndexedFinding

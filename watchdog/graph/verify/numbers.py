@@ -21,7 +21,6 @@ Pure ``re``; a few hundred microseconds for a typical report section.
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -307,34 +306,6 @@ def format_count(value: float | int | None) -> str:
     if isinstance(value, float) and not value.is_integer():
         return f"{value:,.2f}".rstrip("0").rstrip(".")
     return f"{int(value):,}"
-
-
-def format_percent(rate: float | None) -> str:
-    """A rate as the report template writes it: ``0.0185`` → ``1.85%``."""
-    if rate is None:
-        return "–"
-    if rate == 0:
-        return "0%"
-    pct = rate * 100
-    return f"{pct:.2f}%" if pct >= 0.01 else "<0.01%"
-
-
-def format_duration(seconds: float | int | None) -> str:
-    """Seconds as ``45d 2h`` / ``2h 0m`` / ``5m 3s`` / ``12s``."""
-    if seconds is None or (isinstance(seconds, float) and not math.isfinite(seconds)):
-        return "–"
-    secs = int(seconds)
-    sign, secs = ("-", -secs) if secs < 0 else ("", secs)
-    days, rest = divmod(secs, 86400)
-    hours, rest = divmod(rest, 3600)
-    minutes, s = divmod(rest, 60)
-    if days:
-        return f"{sign}{days}d {hours}h"
-    if hours:
-        return f"{sign}{hours}h {minutes}m"
-    if minutes:
-        return f"{sign}{minutes}m {s}s"
-    return f"{sign}{s}s"
 
 
 def parse_duration(text: str) -> float | None:
