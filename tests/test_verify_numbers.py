@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
+from watchdog.report.escape import duration as format_duration
+from watchdog.report.escape import percent as format_percent
 from watchdog.graph.verify.numbers import (
     MASK,
     extract_numbers,
     format_count,
-    format_duration,
-    format_percent,
     mask_non_numbers,
     parse_duration,
 )
