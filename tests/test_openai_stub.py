@@ -327,3 +327,21 @@ def test_concurrent_async_requests_are_served_in_parallel():
         elapsed = time.monotonic() - started
     assert [a.content for a in answers] == [f"answer {i}" for i in range(4)]
     assert elapsed < 1.0  # four 0.3 s answers overlapped
+
+
+def test_public_api_is_reexported_by_the_package_and_by_watchdog_testing():
+    import watchdog.testing as testing
+    from watchdog.testing import openai_stub
+
+    assert sorted(openai_stub.__all__) == ["Step", "StubOpenAI", "drop", "error", "reply", "slow", "structured",
+                                           "tool_call"]
+    for name in openai_stub.__all__:
+        assert getattr(testing, name) is getattr(openai_stub, name)
+    assert callable(openai_stub.main) and openai_stub.Matcher is not None and openai_stub.Usage is not None
+
+
+def test_cli_module_runs_without_import_warnings():
+    command = [sys.executable, "-W", "error", "-m", "watchdog.testing.openai_stub", "--help"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=30)
+    assert done.returncode == 0, done.stderr
+    assert "--reply" in done.stdout and done.stderr == ""
