@@ -8,9 +8,10 @@ Every hostile statement of the corpus in ``tests/attacks/*.yaml`` runs through a
   with nothing but a :class:`SandboxError` subclass;
 * afterwards nothing changed: SQLite's file bytes (and no -wal/-journal/-shm or other new file);
   on PostgreSQL and MariaDB a checksum of every table and sequence, the catalog (objects,
-  routines, triggers, views, roles/users, grants, plugins), server and per-role settings as a
-  fresh admin connection sees them, locks, open transactions and running statements of other
-  sessions, prepared transactions, replication slots, and files under ``/tmp``;
+  routines, triggers, views, roles/users, grants, plugins, large objects), server, database and
+  per-role settings (PostgreSQL: as a fresh admin connection sees them; MariaDB: every global
+  variable), locks, open transactions and running statements of other sessions, prepared and XA
+  transactions, replication slots, files under ``/tmp`` and in MariaDB's schema directory;
 * the sandbox's own pooled session carries no state over (advisory/named locks, LISTEN,
   prepared statements, user variables, attached databases, temporary objects), and it still
   answers a plain read.
@@ -49,6 +50,8 @@ TIMEOUT_S = 1.0          # every attack runs with this time limit ...
 GRACE_S = 1.0            # ... and must be over (refused, failed, cancelled or returned) within TIMEOUT_S + GRACE_S
 MAX_ROWS = 200
 MAX_BYTES = 1_000_000
+#: how long the server may take to finish cancelling a statement the sandbox gave up on
+SETTLE_S = 5.0
 TMP_PLACEHOLDER = "__TMP__"
 #: every lock name the corpus uses on MariaDB (GET_LOCK), checked from the outside
 MYSQL_LOCK_NAMES = ("wd_attack",)
@@ -130,15 +133,18 @@ class Target:
         if self.kind == "sqlite":
             state.update(self._sqlite_state())
         else:
-            # a fresh admin connection each time: it sees server, database and role settings as a new session would
+            # PostgreSQL: a fresh admin connection each time sees server, database and role settings as a new session would
             with self.fresh.connect() as conn:
                 state.update(self._postgres_state(conn) if self.kind == "postgresql" else self._mysql_state(conn))
         return state
 
     @property
     def fresh(self) -> sa.Engine:
+        """PostgreSQL: a new connection each time. MariaDB: pooled (what it reads is global anyway, and
+        connecting costs 50 ms there)."""
         if self._fresh is None:
-            self._fresh = sa.create_engine(self.db.url, poolclass=NullPool)
+            self._fresh = (sa.create_engine(self.db.url, poolclass=NullPool) if self.kind == "postgresql"
+                           else sa.create_engine(self.db.url, pool_size=1))
         return self._fresh
 
     def _sqlite_state(self) -> dict[str, Any]:
@@ -207,9 +213,11 @@ class Target:
             "tables": tables,
             "data": data,
             "schema files": sorted(os.listdir(schema_dir)) if os.access(schema_dir, os.R_OK) else None,
-            "objects": q("SELECT (SELECT count(*) FROM information_schema.ROUTINES), "
-                         "(SELECT count(*) FROM information_schema.TRIGGERS), (SELECT count(*) FROM information_schema.VIEWS), "
-                         "(SELECT count(*) FROM information_schema.EVENTS), "
+            "objects": q("SELECT (SELECT count(*) FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA IN (DATABASE(), 'mysql')), "
+                         "(SELECT count(*) FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = DATABASE()), "
+                         "(SELECT count(*) FROM information_schema.VIEWS WHERE TABLE_SCHEMA = DATABASE()), "
+                         "(SELECT count(*) FROM information_schema.EVENTS WHERE EVENT_SCHEMA IN (DATABASE(), 'mysql')), "
+                         "(SELECT count(*) FROM mysql.proc), "
                          "(SELECT count(*) FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE()), "
                          "(SELECT count(*) FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE()), "
                          "(SELECT count(*) FROM information_schema.PLUGINS WHERE PLUGIN_STATUS = 'ACTIVE'), "
@@ -247,9 +255,18 @@ class Target:
     def session_state(self) -> Any:
         return self.sandbox.query(self.SESSION_PROBES[self.kind], timeout_s=10).rows
 
-    def assert_unchanged(self) -> None:
+    def changes(self) -> dict[str, Any]:
         after = self.state()
-        changed = {key: (self.baseline[key], after.get(key)) for key in self.baseline if after.get(key) != self.baseline[key]}
+        return {key: (self.baseline[key], after.get(key)) for key in self.baseline if after.get(key) != self.baseline[key]}
+
+    def assert_unchanged(self) -> None:
+        # a statement the client gave up on at deadline + grace may still be stuck on the server in
+        # work it cannot cancel (one huge allocation): give the server SETTLE_S to finish cancelling it
+        settle_until = time.monotonic() + SETTLE_S
+        changed = self.changes()
+        while changed and time.monotonic() < settle_until:
+            time.sleep(0.1)
+            changed = self.changes()
         assert not changed, f"the database changed: {changed}"
         assert self.session_state() == self.session_baseline, "the sandbox's session kept state"
 
@@ -278,12 +295,20 @@ def load_fixture(db: TestDatabase) -> None:
 def build_target(kind: str, directory: Path, *, timeout_s: float = TIMEOUT_S, max_rows: int = MAX_ROWS,
                  max_bytes: int = MAX_BYTES) -> Target:
     db = create_database(kind, directory)
-    load_fixture(db)
-    db.engine.dispose()  # the admin pool holds no connection while the attacks run
-    sandbox = Sandbox(db.url, timeout_s=timeout_s, max_rows=max_rows, max_bytes=max_bytes)
+    try:
+        load_fixture(db)
+        db.engine.dispose()  # the admin pool holds no connection while the attacks run
+        sandbox = Sandbox(db.url, timeout_s=timeout_s, max_rows=max_rows, max_bytes=max_bytes)
+    except BaseException:
+        db.close()
+        raise
     target = Target(kind, db, sandbox, f"/tmp/wd_attack_{uuid.uuid4().hex[:10]}_", directory)
-    target.baseline = target.state()
-    target.session_baseline = target.session_state()
+    try:
+        target.baseline = target.state()
+        target.session_baseline = target.session_state()
+    except BaseException:
+        target.close()
+        raise
     return target
 
 

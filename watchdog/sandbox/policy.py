@@ -6,6 +6,11 @@ anywhere in its tree may write or change state: DML or DDL (also inside a CTE or
 sub-query), SELECT INTO, locking reads, commands sqlglot can only keep as raw text,
 session-variable assignment, or a call to a function with side effects.
 The database's own read-only mode (see ``sessions.py``) backs this up.
+
+Where the parser and the server could read the same text differently, the text is refused:
+MySQL executable comments (``/*! ... */``, ``/*M! ... */``) and PostgreSQL unicode-escaped
+identifiers (``U&"pg\\005fsleep"`` is ``pg_sleep`` to the server, an unknown name to the parser).
+Statements longer than :data:`MAX_STATEMENT_CHARS` or nested too deeply to parse are refused too.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from dataclasses import dataclass
 import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
+from sqlglot.tokens import TokenType
 
 from watchdog.errors import QueryRefused
 from watchdog.sandbox import dialects  # noqa: F401  (registers strictsqlite)
@@ -83,6 +89,17 @@ DENIED_FUNCTIONS: frozenset[str] = frozenset(
         "query_to_xml", "query_to_xml_and_xmlschema", "query_to_xmlschema", "cursor_to_xml",
         "cursor_to_xmlschema", "pg_stat_reset", "pg_stat_reset_shared", "pg_stat_reset_single_table_counters",
         "pg_stat_statements_reset", "pg_log_backend_memory_contexts", "pg_event_trigger_ddl_commands",
+        # ... functions that run SQL given as a string (ts_stat, ts_rewrite) or change server state
+        "ts_stat", "ts_rewrite", "dblink_disconnect", "dblink_cancel_query", "dblink_close", "dblink_is_busy",
+        "dblink_get_connections", "dblink_error_message", "dblink_get_notify", "dblink_send_query",
+        "pg_replication_origin_drop", "pg_replication_origin_session_setup", "pg_replication_origin_session_reset",
+        "pg_replication_origin_advance", "pg_replication_origin_xact_setup", "pg_replication_origin_xact_reset",
+        "pg_copy_physical_replication_slot", "pg_copy_logical_replication_slot", "pg_replication_slot_advance",
+        "pg_logical_slot_get_changes", "pg_logical_slot_get_binary_changes", "pg_log_standby_snapshot",
+        "pg_stat_reset_slru", "pg_stat_reset_replication_slot", "pg_stat_reset_subscription_stats",
+        "pg_file_sync", "pg_ls_logicalsnapdir", "pg_ls_logicalmapdir", "pg_ls_replslotdir", "pg_nextoid",
+        "brin_summarize_new_values", "brin_summarize_range", "brin_desummarize_range", "gin_clean_pending_list",
+        "pg_prewarm", "pg_truncate_visibility_map", "pg_switch_xlog", "pg_xlog_replay_pause", "pg_xlog_replay_resume",
         # MySQL / MariaDB
         "sleep", "benchmark", "get_lock", "release_lock", "release_all_locks", "load_file",
         "master_pos_wait", "source_pos_wait", "master_gtid_wait", "sys_exec", "sys_eval",
@@ -92,6 +109,11 @@ DENIED_FUNCTIONS: frozenset[str] = frozenset(
 
 #: MySQL executes the body of /*! ... */ and MariaDB of /*M! ... */ comments: never accept them
 _EXECUTABLE_COMMENT = re.compile(r"/\*[!M]")
+#: a PostgreSQL unicode-escaped identifier, U&"...": the server decodes it, the parser does not
+_UNICODE_IDENTIFIER = re.compile(r'[uU]&"')
+
+#: longer statements are refused: parsing them would take seconds (the planner stays under 60 000)
+MAX_STATEMENT_CHARS = 200_000
 
 _DIALECTS = {"postgresql": "postgres", "mariadb": "mysql", "mssql": "tsql", "sqlite": "strictsqlite", "mysql": "mysql"}
 
@@ -109,12 +131,18 @@ class ReadOnlyPolicy:
 
     def vet(self, sql: str) -> exp.Expression:
         """Return the parsed statement, or raise QueryRefused saying why it was refused."""
+        if len(sql) > MAX_STATEMENT_CHARS:
+            raise QueryRefused(f"the statement is too long ({len(sql)} characters, at most {MAX_STATEMENT_CHARS})")
         if _EXECUTABLE_COMMENT.search(sql):
             raise QueryRefused("executable comments (/*! ... */) are not allowed")
         try:
+            if self.dialect == "postgres" and _UNICODE_IDENTIFIER.search(sql) and _has_unicode_identifier(sql):
+                raise QueryRefused('unicode-escaped identifiers (U&"...") are not allowed')
             statements = [s for s in sqlglot.parse(sql, read=self.dialect) if s is not None]
         except (ParseError, TokenError) as exc:
             raise QueryRefused(f"could not parse the statement: {_first_line(exc)}") from None
+        except RecursionError:
+            raise QueryRefused("the statement is nested too deeply to check") from None
         statements = [s for s in statements if not isinstance(s, exp.Semicolon)]
         if not statements:
             raise QueryRefused("empty statement")
@@ -123,8 +151,11 @@ class ReadOnlyPolicy:
         tree = statements[0]
         if not isinstance(tree, READ_ROOTS):
             raise QueryRefused(f"only a read (SELECT, UNION, WITH ... SELECT, VALUES) is allowed, got {_describe(tree)}")
-        for node in tree.walk():
-            self._vet_node(node)
+        try:
+            for node in tree.walk():
+                self._vet_node(node)
+        except RecursionError:
+            raise QueryRefused("the statement is nested too deeply to check") from None
         return tree
 
     def _vet_node(self, node: exp.Expression) -> None:
@@ -141,6 +172,16 @@ class ReadOnlyPolicy:
             name = _function_name(node)
             if name in DENIED_FUNCTIONS:
                 raise QueryRefused(f"function {name}() has side effects and is not allowed")
+
+
+def _has_unicode_identifier(sql: str) -> bool:
+    """True when the PostgreSQL tokens hold ``U&"..."``: U, & and a quoted name with nothing in between."""
+    tokens = sqlglot.tokenize(sql, read="postgres")
+    for u, amp, name in zip(tokens, tokens[1:], tokens[2:]):
+        if (u.token_type == TokenType.VAR and u.text in ("u", "U") and amp.token_type == TokenType.AMP
+                and name.token_type == TokenType.IDENTIFIER and amp.start == u.end + 1 and name.start == amp.end + 1):
+            return True
+    return False
 
 
 def _function_name(node: exp.Func) -> str:

@@ -5,6 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from watchdog.sandbox.fetching import fetch_capped, row_size
+
+__all__ = ["QueryResult", "fetch_capped", "row_size"]
+
 
 @dataclass
 class QueryResult:
@@ -22,14 +26,3 @@ class QueryResult:
 
     def as_dicts(self) -> list[dict[str, Any]]:
         return [dict(zip(self.columns, row)) for row in self.rows]
-
-
-def row_size(row: tuple[Any, ...]) -> int:
-    """A cheap estimate of a row's size in bytes, for the byte cap."""
-    total = 0
-    for value in row:
-        if isinstance(value, (str, bytes, bytearray, memoryview)):
-            total += len(value)
-        else:
-            total += 16
-    return total

@@ -2,37 +2,55 @@
 
 Whatever the parser lets through still runs where the database itself refuses writes:
 
-* SQLite: opened ``mode=ro`` (not ``immutable``), ``PRAGMA query_only``, an authorizer that allows
-  only reads, and a progress handler that interrupts a statement past its deadline.
+* SQLite: in a worker process (:mod:`watchdog.sandbox.sqlite_worker`), opened ``mode=ro`` (not
+  ``immutable``), ``PRAGMA query_only``, an authorizer that allows only reads, a progress handler that
+  interrupts a statement past its deadline, a cap on the size of any string or blob, and a REGEXP
+  function whose matching stops at the deadline. One SQLite function call cannot be interrupted, so a
+  worker still busy shortly after the deadline is killed; its memory is capped too.
 * PostgreSQL: a ``READ ONLY`` transaction that is always rolled back, ``statement_timeout``
-  (cancelled on the server), and a server-side cursor, which also refuses multiple statements.
+  (cancelled on the server, and lowered to the time left before each later fetch), a server-side
+  cursor, which also refuses multiple statements; afterwards session-level advisory locks are released.
 * MySQL / MariaDB: ``START TRANSACTION READ ONLY``, ``max_statement_time`` (MariaDB) or
-  ``max_execution_time`` (MySQL), always rolled back; multi-statements stay disabled.
+  ``max_execution_time`` (MySQL), always rolled back; multi-statements stay disabled; ``sql_mode`` is
+  kept free of modes that change how quotes and backslashes read (so the server reads a statement as
+  the parser did); a result cut by the limits is killed on the server, not drained; afterwards the
+  session is reset (COM_RESET_CONNECTION: named locks, table locks, HANDLERs, variables, temporary tables).
 * Any other SQLAlchemy dialect: a transaction that is always rolled back (the parser is the guard).
+
+Rows are fetched in batches that start at one row and grow only while the byte budget allows, so a
+result of huge rows is cut after the first one that does not fit, not after a batch of them.
 
 Driver errors are translated here into the exception types of :mod:`watchdog.errors`.
 """
 
 from __future__ import annotations
 
-import re
-import sqlite3
+import importlib.util
+import os
+import queue
+import socket
+import subprocess
+import sys
 import threading
 import time
 import uuid
-from functools import lru_cache
+import weakref
 from pathlib import Path
 from typing import Any, Protocol
-from urllib.parse import quote
 
 import sqlalchemy as sa
 from sqlalchemy.engine import URL, make_url
 
 from watchdog.errors import DatabaseUnavailable, QueryError, QueryRefused, QueryTimeout
 from watchdog.redact import redact
-from watchdog.sandbox.result import QueryResult, row_size
+from watchdog.sandbox import sqlite_worker
+from watchdog.sandbox.result import QueryResult, fetch_capped
+from watchdog.sandbox.sqlite_worker import sqlite_regexp  # noqa: F401  (kept importable from here)
 
 CONNECT_TIMEOUT_S = 10
+#: how long past its deadline a statement may keep watchdog waiting: then the SQLite worker is killed,
+#: or the server connection's socket is shut down (the server may be stuck where it cannot be cancelled)
+DEADLINE_GRACE_S = 0.5
 
 
 class Session(Protocol):
@@ -56,136 +74,155 @@ def open_session(url: str) -> Session:
     return GenericSession(parsed)
 
 
-def _fetch(cursor_or_result: Any, max_rows: int, max_bytes: int) -> tuple[list[tuple[Any, ...]], bool]:
-    """Fetch at most ``max_rows`` rows and ``max_bytes`` bytes; report whether more were left."""
-    rows: list[tuple[Any, ...]] = []
-    size = 0
-    while True:
-        batch = cursor_or_result.fetchmany(min(500, max_rows + 1 - len(rows)))
-        if not batch:
-            return rows, False
-        for row in batch:
-            if len(rows) >= max_rows:
-                return rows, True
-            size += row_size(tuple(row))
-            if size > max_bytes:
-                return rows, True
-            rows.append(tuple(row))
-        if len(rows) > max_rows:
-            return rows[:max_rows], True
+#: kept for callers of the old name
+_fetch = fetch_capped
 
 
 # --------------------------------------------------------------------------- SQLite
 
-_SQLITE_ALLOWED_ACTIONS = {
-    sqlite3.SQLITE_SELECT,
-    sqlite3.SQLITE_READ,
-    sqlite3.SQLITE_FUNCTION,
-    getattr(sqlite3, "SQLITE_RECURSIVE", 33),
-}
-_SQLITE_DENIED_FUNCTIONS = {"load_extension", "writefile", "edit", "fts3_tokenizer", "readfile"}
-#: PRAGMAs that only read (none of them can set a value), allowed as table-valued functions:
-#: SELECT * FROM pragma_table_info('t')
-_SQLITE_READ_PRAGMAS = {
-    "table_info", "table_xinfo", "table_list", "index_list", "index_info", "index_xinfo", "foreign_key_list",
-    "database_list", "collation_list", "function_list", "module_list", "pragma_list", "compile_options",
-    "page_count", "freelist_count", "foreign_key_check", "integrity_check", "quick_check",
-}
-#: SQLite registers an eponymous virtual table (pragma_*) by "updating" its in-memory schema; a real
-#: UPDATE of sqlite_master is refused by SQLite itself (and by mode=ro, query_only and the parser)
-_SQLITE_SCHEMA_TABLES = {"sqlite_master", "sqlite_schema"}
-
-
-@lru_cache(maxsize=256)
-def _compiled(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern)
-
-
-def sqlite_regexp(pattern: str | None, value: Any) -> int | None:
-    """SQLite's ``value REGEXP pattern``: a case-sensitive search, as PostgreSQL's ``~``."""
-    if pattern is None or value is None:
-        return None
-    if isinstance(value, bytes):
-        value = value.decode("utf-8", "replace")
-    return 1 if _compiled(pattern).search(str(value)) else 0
-
-
-def _sqlite_authorizer(action: int, arg1: str | None, arg2: str | None, _db: str | None, _trigger: str | None) -> int:
-    if action == sqlite3.SQLITE_FUNCTION and (arg2 or "").lower() in _SQLITE_DENIED_FUNCTIONS:
-        return sqlite3.SQLITE_DENY
-    if action in _SQLITE_ALLOWED_ACTIONS:
-        return sqlite3.SQLITE_OK
-    if action == sqlite3.SQLITE_PRAGMA and (arg1 or "").lower() in _SQLITE_READ_PRAGMAS:
-        return sqlite3.SQLITE_OK
-    if action == sqlite3.SQLITE_UPDATE and (arg1 or "").lower() in _SQLITE_SCHEMA_TABLES:
-        return sqlite3.SQLITE_OK
-    return sqlite3.SQLITE_DENY
-
 
 class SQLiteSession:
+    """SQLite, read-only, in a worker process (see :mod:`watchdog.sandbox.sqlite_worker`).
+
+    The worker starts on the first query and serves the session's statements one at a time.
+    A statement that has not answered ``DEADLINE_GRACE_S`` after its deadline is stuck in a
+    single SQLite call that nothing else can interrupt: the worker is killed (its CPU and memory
+    with it), the statement fails with QueryTimeout, and the next query starts a new worker.
+    """
+
     dialect_name = "sqlite"
 
     def __init__(self, url: URL):
         self.path = url.database or ""
-        self._conn: sqlite3.Connection | None = None
         self._lock = threading.Lock()
+        self._worker: _SQLiteWorker | None = None
 
-    def _connect(self) -> sqlite3.Connection:
-        if self._conn is not None:
-            return self._conn
+    def _file(self) -> Path:
         if not self.path or self.path == ":memory:":
             raise DatabaseUnavailable("an in-memory SQLite database has nothing to check; give a file path")
         path = Path(self.path).expanduser()
         if not path.is_file():
             raise DatabaseUnavailable(f"SQLite database file not found: {path}")
-        uri = f"file:{quote(str(path.resolve()))}?mode=ro"
-        try:
-            conn = sqlite3.connect(uri, uri=True, check_same_thread=False, timeout=CONNECT_TIMEOUT_S)
-            conn.execute("PRAGMA query_only = ON")
-        except sqlite3.Error as exc:
-            raise DatabaseUnavailable(f"cannot open SQLite database {path}: {exc}") from None
-        conn.create_function("regexp", 2, sqlite_regexp, deterministic=True)
-        conn.set_authorizer(_sqlite_authorizer)
-        self._conn = conn
-        return conn
+        return path
 
     def run(self, sql: str, *, max_rows: int, max_bytes: int, timeout_s: float) -> QueryResult:
         with self._lock:
-            conn = self._connect()
+            path = self._file()
+            if self._worker is None or not self._worker.alive():
+                self._stop_worker()
+                self._worker = _SQLiteWorker()
             start = time.monotonic()
-            deadline = start + timeout_s
-            conn.set_progress_handler(lambda: 1 if time.monotonic() > deadline else 0, 1000)
-            cursor = conn.cursor()
-            try:
-                cursor.execute(sql)
-                columns = [d[0] for d in cursor.description or []]
-                rows, truncated = _fetch(cursor, max_rows, max_bytes)
-            except sqlite3.Error as exc:
-                raise self._translate(exc, timeout_s, time.monotonic() > deadline) from None
-            except (sqlite3.Warning, ValueError) as exc:  # e.g. "You can only execute one statement at a time."
-                raise QueryRefused(str(exc)) from None
-            finally:
-                cursor.close()
-                conn.set_progress_handler(None, 0)
-                if conn.in_transaction:
-                    conn.rollback()
-            return QueryResult(columns, rows, truncated, time.monotonic() - start, sql)
+            reply = self._worker.call(("run", str(path), sql, int(max_rows), int(max_bytes), float(timeout_s)),
+                                      wait_s=timeout_s + DEADLINE_GRACE_S)
+            if reply is None or reply is _LATE:
+                self._stop_worker()
+                if reply is _LATE:
+                    raise QueryTimeout(f"query cancelled after {timeout_s:g}s (timeout)")
+                raise QueryError("the SQLite worker stopped while running the statement (out of memory?)")
+            if reply[0] == "ok":
+                _, columns, rows, truncated = reply
+                return QueryResult(list(columns), [tuple(row) for row in rows], bool(truncated),
+                                   time.monotonic() - start, sql)
+            _, kind, message = reply
+            if kind == "timeout":
+                raise QueryTimeout(f"query cancelled after {timeout_s:g}s (timeout)")
+            if kind == "refused":
+                raise QueryRefused(message)
+            if kind == "unavailable":
+                raise DatabaseUnavailable(message)
+            raise QueryError(message)
 
-    @staticmethod
-    def _translate(exc: sqlite3.Error, timeout_s: float, past_deadline: bool) -> Exception:
-        message = str(exc)
-        if "interrupted" in message and past_deadline:
-            return QueryTimeout(f"query cancelled after {timeout_s:g}s (timeout)")
-        if "not authorized" in message or "readonly database" in message or "query_only" in message.lower():
-            return QueryRefused(f"the database refused it: {message}")
-        if isinstance(exc, sqlite3.OperationalError) and ("unable to open" in message or "disk I/O" in message):
-            return DatabaseUnavailable(message)
-        return QueryError(message)
+    def _stop_worker(self) -> None:
+        if self._worker is not None:
+            self._worker.stop()
+            self._worker = None
 
     def close(self) -> None:
-        if self._conn is not None:
-            self._conn.close()
-            self._conn = None
+        with self._lock:
+            self._stop_worker()
+
+
+_LATE = object()  # the worker did not answer in time
+
+
+class _SQLiteWorker:
+    """The worker process and a thread that reads its replies."""
+
+    def __init__(self) -> None:
+        import watchdog
+
+        paths = [str(Path(watchdog.__file__).resolve().parent.parent)]
+        regex_spec = importlib.util.find_spec("regex")
+        if regex_spec is not None and regex_spec.origin:
+            paths.append(str(Path(regex_spec.origin).resolve().parent.parent))
+        boot = f"import sys; sys.path[:0] = {paths!r}; from watchdog.sandbox.sqlite_worker import main; main()"
+        try:
+            # -I: no environment or user site; -S: no site-packages beyond the paths above (starts in ~40 ms)
+            self._proc = subprocess.Popen([sys.executable, "-I", "-S", "-c", boot], stdin=subprocess.PIPE,
+                                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, bufsize=0)
+        except OSError as exc:
+            raise DatabaseUnavailable(f"cannot start the SQLite worker: {exc}") from None
+        self._replies: queue.Queue = queue.Queue()
+        # the reader holds no reference to self, so that a dropped session can be collected (and its worker killed)
+        threading.Thread(target=_read_replies, args=(self._proc.stdout, self._replies),
+                         name="watchdog-sqlite-worker", daemon=True).start()
+        # a Sandbox that is dropped without close() must not leave its worker behind
+        self._finalizer = weakref.finalize(self, _kill, self._proc)
+        if self._next(CONNECT_TIMEOUT_S) != ("ready",):
+            self.stop()
+            raise DatabaseUnavailable("the SQLite worker did not start")
+
+    def _next(self, wait_s: float) -> Any:
+        try:
+            return self._replies.get(timeout=max(wait_s, 0.0))
+        except queue.Empty:
+            return _LATE
+
+    def alive(self) -> bool:
+        return self._proc.poll() is None
+
+    def call(self, request: tuple, *, wait_s: float) -> Any:
+        """The worker's reply, None if it died, or _LATE if it did not answer within ``wait_s``."""
+        try:
+            sqlite_worker.send(self._proc.stdin, request)
+        except OSError:
+            return None
+        return self._next(wait_s)
+
+    def stop(self) -> None:
+        self._finalizer()
+
+
+def _read_replies(stream: Any, replies: queue.Queue) -> None:
+    """Forward the worker's replies; None at its end. Only this thread closes ``stream``: closing it
+    from another thread could let a read in flight land on a new pipe that reused the descriptor."""
+    try:
+        while True:
+            message = sqlite_worker.receive(stream)
+            replies.put(message)
+            if message is None:
+                return
+    except Exception:  # noqa: BLE001 - the pipe broke: the worker is gone
+        replies.put(None)
+    finally:
+        try:
+            stream.close()
+        except OSError:
+            pass
+
+
+def _kill(proc: subprocess.Popen) -> None:
+    """Stop the worker; its end of the reply pipe closes with it, which ends the reader thread."""
+    try:
+        proc.stdin.close()
+    except OSError:
+        pass
+    if proc.poll() is None:
+        proc.kill()
+    try:
+        proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:  # pragma: no cover
+        pass
 
 
 # --------------------------------------------------------------------------- server databases
@@ -199,6 +236,8 @@ class _EngineSession:
     """
 
     dialect_name = "generic"
+    #: rows per fetch at most (see fetch_capped)
+    max_batch = 500
 
     def __init__(self, url: URL, connect_args: dict[str, Any] | None = None):
         self.url = url
@@ -210,8 +249,24 @@ class _EngineSession:
     def _cursor(self, raw: Any, max_rows: int) -> Any:
         return raw.cursor()
 
+    def _before_batch(self, raw: Any, deadline: float, timeout_s: float) -> None:
+        """Called before every fetch but the first (PostgreSQL keeps each fetch inside the deadline)."""
+
+    def _close_cursor(self, raw: Any, cursor: Any) -> bool:
+        """Close the cursor; False when the connection must not be used again (MySQL: abandoned stream)."""
+        cursor.close()
+        return True
+
+    def _reset(self, raw: Any) -> None:
+        """After the rollback: drop whatever session state a statement may have left behind."""
+
+    def _socket(self, raw: Any) -> socket.socket | None:
+        """The connection's socket, to shut down when the server is late (None: cannot)."""
+        return None
+
     def run(self, sql: str, *, max_rows: int, max_bytes: int, timeout_s: float) -> QueryResult:
         start = time.monotonic()
+        deadline = start + timeout_s
         try:
             conn = self._engine.connect()
         except sa.exc.DBAPIError as exc:
@@ -220,23 +275,43 @@ class _EngineSession:
             raise DatabaseUnavailable(f"cannot connect: {redact(exc)}") from None
         raw = conn.connection.dbapi_connection
         failure: Exception | None = None
+        reusable = True
+        # the server enforces the timeout, but it can be stuck where it cannot be cancelled (one huge
+        # allocation or copy): at deadline + grace, shut the socket down so the driver stops waiting
+        try:
+            sock = self._socket(raw)
+        except Exception:  # noqa: BLE001 - no socket to watch: the server's own timeout still applies
+            sock = None
+        late = _Deadline(sock, timeout_s + DEADLINE_GRACE_S)
         try:
             self._begin(conn, raw, timeout_s)
             cursor = self._cursor(raw, max_rows)
             try:
                 cursor.execute(sql)
                 columns = [d[0] for d in cursor.description] if cursor.description else []
-                rows, truncated = _fetch(cursor, max_rows, max_bytes) if cursor.description else ([], False)
+                rows, truncated = (
+                    fetch_capped(cursor, max_rows, max_bytes, max_batch=self.max_batch,
+                                 before_batch=lambda: self._before_batch(raw, deadline, timeout_s))
+                    if cursor.description else ([], False)
+                )
             finally:
-                cursor.close()
+                reusable = self._close_cursor(raw, cursor)
         except self._engine.dialect.loaded_dbapi.Error as exc:
-            failure = self._translate(exc, timeout_s, time.monotonic() - start)
+            if late.fired:
+                failure = QueryTimeout(f"query cancelled after {timeout_s:g}s (timeout)")
+            else:
+                failure = self._translate(exc, timeout_s, time.monotonic() - start)
         finally:
-            try:
-                raw.rollback()
-            except Exception:  # the connection is gone: never hand it out again
-                conn.invalidate()
-            if isinstance(failure, DatabaseUnavailable):
+            late.cancel()
+            if late.fired:
+                reusable = False
+            if reusable:
+                try:
+                    raw.rollback()
+                    self._reset(raw)
+                except Exception:  # the connection is gone or in an unknown state: never hand it out again
+                    reusable = False
+            if not reusable or isinstance(failure, DatabaseUnavailable):
                 conn.invalidate()
             conn.close()
         if failure is not None:
@@ -248,6 +323,50 @@ class _EngineSession:
 
     def close(self) -> None:
         self._engine.dispose()
+
+
+class _Deadline:
+    """Shuts ``sock`` down after ``after_s`` seconds unless cancelled first."""
+
+    def __init__(self, sock: socket.socket | None, after_s: float):
+        self.fired = False
+        self._sock = sock
+        self._lock = threading.Lock()
+        self._timer: threading.Timer | None = None
+        if sock is not None:
+            self._timer = threading.Timer(after_s, self._fire)
+            self._timer.daemon = True
+            self._timer.start()
+
+    def _fire(self) -> None:
+        with self._lock:
+            if self._sock is None:
+                return
+            self.fired = True
+            try:
+                self._sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            finally:
+                self._close()
+
+    def cancel(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+        with self._lock:
+            self._close()
+
+    def _close(self) -> None:
+        if self._sock is not None:
+            self._sock.close()  # our own duplicate of the driver's socket
+            self._sock = None
+
+
+def _duplicate_socket(fd: int) -> socket.socket | None:
+    try:
+        return socket.socket(fileno=os.dup(fd))
+    except (OSError, ValueError):
+        return None
 
 
 def _driver_message(exc: BaseException) -> str:
@@ -267,16 +386,39 @@ class PostgresSession(_EngineSession):
         super().__init__(url, {"connect_timeout": CONNECT_TIMEOUT_S, "application_name": "watchdog"})
 
     def _begin(self, conn: sa.Connection, raw: Any, timeout_s: float) -> None:
+        ms = max(1, int(timeout_s * 1000))
         with raw.cursor() as cur:
             cur.execute("BEGIN TRANSACTION READ ONLY")
-            cur.execute("SET LOCAL statement_timeout = %d" % max(1, int(timeout_s * 1000)))
-            cur.execute("SET LOCAL lock_timeout = %d" % max(1, int(timeout_s * 1000)))
+            # standard_conforming_strings: 'a\' is a whole string, as the parser read it
+            cur.execute(f"SELECT set_config('statement_timeout', '{ms}', true), set_config('lock_timeout', '{ms}', true), "
+                        "set_config('standard_conforming_strings', 'on', true)")
 
     def _cursor(self, raw: Any, max_rows: int) -> Any:
         # a server-side cursor: rows stream in batches, and DECLARE accepts exactly one SELECT/VALUES
         cursor = raw.cursor(name=f"watchdog_{uuid.uuid4().hex[:12]}")
         cursor.itersize = min(1000, max_rows + 1)
         return cursor
+
+    def _before_batch(self, raw: Any, deadline: float, timeout_s: float) -> None:
+        # every FETCH is a statement with its own statement_timeout: once a tenth of the time is
+        # spent, give the next one only what is left, so the whole read ends near the deadline
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise QueryTimeout(f"query cancelled after {timeout_s:g}s (timeout)")
+        if left < 0.9 * timeout_s:
+            with raw.cursor() as cur:
+                cur.execute("SET LOCAL statement_timeout = %d" % max(1, int(left * 1000)))
+
+    def _socket(self, raw: Any) -> socket.socket | None:
+        return _duplicate_socket(raw.pgconn.socket)
+
+    def _reset(self, raw: Any) -> None:
+        # session-level advisory locks survive the rollback and would stay with the pooled connection
+        raw.autocommit = True
+        try:
+            raw.execute("SELECT pg_advisory_unlock_all()")
+        finally:
+            raw.autocommit = False
 
     def _translate(self, exc: Exception, timeout_s: float, elapsed: float) -> Exception:
         state = getattr(exc, "sqlstate", None) or ""
@@ -294,6 +436,7 @@ class PostgresSession(_EngineSession):
 
 class MySQLSession(_EngineSession):
     dialect_name = "mysql"
+    max_batch = 1  # an unbuffered cursor reads rows off the socket one by one anyway
     _TIMEOUT_CODES = {1969, 3024, 1317}
     _GONE_CODES = {2002, 2003, 2006, 2013, 2055}
 
@@ -303,9 +446,10 @@ class MySQLSession(_EngineSession):
     def _begin(self, conn: sa.Connection, raw: Any, timeout_s: float) -> None:
         with raw.cursor() as cur:
             if getattr(conn.dialect, "is_mariadb", False):
-                cur.execute("SET SESSION max_statement_time = %.3f" % timeout_s)
+                limit = "max_statement_time = %.3f" % timeout_s
             else:
-                cur.execute("SET SESSION max_execution_time = %d" % max(1, int(timeout_s * 1000)))
+                limit = "max_execution_time = %d" % max(1, int(timeout_s * 1000))
+            cur.execute(f"SET SESSION {limit}, SESSION sql_mode = {_SAFE_SQL_MODE}, SESSION autocommit = 0")
             # session-wide too: DDL commits implicitly, and the next transaction must still be read-only
             cur.execute("SET SESSION TRANSACTION READ ONLY")
             cur.execute("START TRANSACTION READ ONLY")
@@ -314,6 +458,42 @@ class MySQLSession(_EngineSession):
         import pymysql.cursors
 
         return raw.cursor(pymysql.cursors.SSCursor)  # unbuffered: rows stream, memory stays flat
+
+    def _close_cursor(self, raw: Any, cursor: Any) -> bool:
+        result = getattr(cursor, "_result", None)
+        if result is not None and getattr(result, "unbuffered_active", False):
+            # rows are still coming: closing the cursor would read (and throw away) all of them until
+            # max_statement_time. Kill the statement on the server and drop the connection instead.
+            self._kill_query(raw.thread_id())
+            result.unbuffered_active = False  # nor drain it when the cursor or the result is collected
+            cursor._result = None
+            raw._result = None
+            return False
+        cursor.close()
+        return True
+
+    def _socket(self, raw: Any) -> socket.socket | None:
+        sock = getattr(raw, "_sock", None)
+        return _duplicate_socket(sock.fileno()) if sock is not None else None
+
+    def _kill_query(self, thread_id: int) -> None:
+        try:
+            other = self._engine.raw_connection()
+            try:
+                with other.cursor() as cur:
+                    cur.execute("KILL QUERY %d" % int(thread_id))
+            finally:
+                other.close()
+        except Exception:  # the abandoned connection is closed anyway: the server stops at its next write
+            pass
+
+    def _reset(self, raw: Any) -> None:
+        # COM_RESET_CONNECTION: releases GET_LOCK and LOCK TABLES locks, closes HANDLERs, drops
+        # temporary tables and user variables, and puts session variables back (the handshake's
+        # character set included). pymysql has no public call for it; if this fails the caller
+        # invalidates the connection, which clears the session as surely.
+        raw._execute_command(_COM_RESET_CONNECTION, b"")
+        raw._read_ok_packet()
 
     def _translate(self, exc: Exception, timeout_s: float, elapsed: float) -> Exception:
         args = getattr(exc, "args", ())
@@ -326,6 +506,16 @@ class MySQLSession(_EngineSession):
         if code in self._GONE_CODES:
             return DatabaseUnavailable(f"lost the connection: {message}")
         return QueryError(message)
+
+
+_COM_RESET_CONNECTION = 0x1F
+#: sql_mode without the modes that change how the server reads quotes and backslashes (ANSI_QUOTES,
+#: NO_BACKSLASH_ESCAPES, and the combination modes that include them): the parser reads MySQL's defaults
+_UNSAFE_SQL_MODES = ("ANSI_QUOTES", "NO_BACKSLASH_ESCAPES", "ANSI", "ORACLE", "MSSQL", "DB2", "POSTGRESQL", "MAXDB")
+_SAFE_SQL_MODE = "CONCAT(',', @@SESSION.sql_mode, ',')"
+for _mode in _UNSAFE_SQL_MODES:
+    _SAFE_SQL_MODE = f"REPLACE({_SAFE_SQL_MODE}, ',{_mode},', ',')"
+_SAFE_SQL_MODE = f"TRIM(BOTH ',' FROM {_SAFE_SQL_MODE})"
 
 
 class GenericSession(_EngineSession):
