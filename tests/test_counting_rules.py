@@ -209,6 +209,15 @@ def test_compound_unique_skips_all_null_rows_and_groups_partial_nulls(findings):
     assert single.details == {"duplicate_values": 2, "excess_rows": 5}  # 3 + 2
 
 
+def test_unique_samples_are_rows_of_duplicated_groups(findings):
+    # the sample joins the first duplicated keys back to their rows: a@x.io x3, then b@x.io x2
+    assert [row["email"] for row in findings["people.email.unique"].sample] == ["a@x.io"] * 3 + ["b@x.io"] * 2
+    # compound keys with a NULL part still find their rows (null-safe join); 5 rows at most
+    pairs = findings["pairs.a+b.unique"].sample
+    assert len(pairs) == 5
+    assert all((row["a"], row["b"]) in {(1, "x"), (2, "y"), (1, None), (None, "x")} for row in pairs)
+
+
 def test_pattern_is_a_case_sensitive_search(findings):
     # ^[A-Z]{2}-[0-9]{3}$: ab-123 and Ab-123 (case), XAB-123 and AB-1234 (anchors) fail; NULL codes (7, 9) skip
     assert counts(findings["people.code.pattern"]) == ("fail", 4, 24, pytest.approx(4 / 24))

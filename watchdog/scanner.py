@@ -14,8 +14,6 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
-from sqlglot import exp
-
 from watchdog import __version__
 from watchdog.check_types import Check, Metric
 from watchdog.errors import DatabaseUnavailable, QueryError, QueryTimeout, SandboxError, WatchdogError
@@ -146,13 +144,13 @@ def _explain(message: str, check: Check) -> str:
 
 def _add_sample(sandbox: Sandbox, check: Check, finding: Finding, sample: int) -> None:
     try:
-        query = check.failing_rows(sandbox.dialect)
+        query = check.sample_query(sandbox.dialect, sample)
     except WatchdogError:
         return
-    if query is None or not isinstance(query, exp.Select):
+    if query is None:
         return
     try:
-        result = sandbox.query(query.limit(sample).sql(dialect=sandbox.dialect), max_rows=sample)
+        result = sandbox.query(query.sql(dialect=sandbox.dialect), max_rows=sample)
     except SandboxError as exc:
         finding.details["sample_error"] = redact(exc)
         return

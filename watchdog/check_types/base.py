@@ -150,6 +150,11 @@ class Check:
         """A SELECT of the failing rows (for samples and the findings' ``sql``), or None."""
         return None
 
+    def sample_query(self, dialect: str, rows: int) -> exp.Expression | None:
+        """A cheap SELECT of a few failing rows (default: the failing rows, limited)."""
+        query = self.failing_rows(dialect)
+        return query.limit(rows) if isinstance(query, exp.Select) else None
+
     def breached(self, m: Measurement) -> bool:
         if m.failing is None:
             return False

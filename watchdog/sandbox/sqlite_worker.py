@@ -4,9 +4,9 @@ SQLite is a library: it runs inside the calling process, and one function call i
 virtual machine. Neither the progress handler nor ``sqlite3_interrupt`` can stop a single call
 that takes minutes (``printf('%!.*c', 1000000000, 'x')``, ``instr``/``replace``/``trim`` on
 megabyte operands, which are O(n*m), or a back-tracking regular expression). So the sandbox runs
-every SQLite statement here, in a worker that imports only the standard library (and ``regex``
-when present), and :class:`watchdog.sandbox.sessions.SQLiteSession` kills it when it has not
-answered shortly after the deadline. The worker's address space is capped as well, so no SQLite
+every SQLite statement here, in a worker that imports only the standard library, and
+:class:`watchdog.sandbox.sessions.SQLiteSession` kills it when it has not answered shortly after
+the deadline. The worker's address space is capped as well, so no SQLite
 statement can take watchdog's memory.
 
 Inside the worker the database is opened read-only, as before: ``mode=ro``, ``PRAGMA query_only``,
@@ -79,40 +79,22 @@ def authorizer(action: int, arg1: str | None, arg2: str | None, _db: str | None,
 
 # --------------------------------------------------------------------------- REGEXP
 
-_engine: Any = None
-
-
-def _regex_engine() -> Any:
-    """The ``regex`` module (its searches take a timeout) when installed, else ``re``."""
-    global _engine
-    if _engine is None:
-        try:
-            import regex as engine
-        except ImportError:  # pragma: no cover - regex comes with the LLM dependencies
-            engine = re
-        _engine = engine
-    return _engine
-
-
 @lru_cache(maxsize=256)
-def _compiled(pattern: str) -> Any:
-    return _regex_engine().compile(pattern)
+def _compiled(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)
 
 
-def sqlite_regexp(pattern: str | None, value: Any, timeout_s: float | None = None) -> int | None:
+def sqlite_regexp(pattern: str | None, value: Any) -> int | None:
     """SQLite's ``value REGEXP pattern``: a case-sensitive search, as PostgreSQL's ``~``.
 
-    With ``timeout_s`` (and the ``regex`` engine) a search that back-tracks past it raises
-    TimeoutError; without ``regex`` the session's kill is what stops it.
+    Plain ``re``, compiled once per pattern: a pattern that back-tracks for ever is stopped by the
+    session, which kills this worker shortly after the deadline.
     """
     if pattern is None or value is None:
         return None
-    if isinstance(value, bytes):
-        value = value.decode("utf-8", "replace")
-    compiled = _compiled(pattern)
-    if timeout_s is not None and _regex_engine() is not re:
-        return 1 if compiled.search(str(value), timeout=max(timeout_s, 0.001)) else 0
-    return 1 if compiled.search(str(value)) else 0
+    if value.__class__ is not str:
+        value = value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+    return 1 if _compiled(pattern).search(value) else 0
 
 
 # --------------------------------------------------------------------------- the worker
@@ -143,13 +125,11 @@ class Worker:
             conn.execute("PRAGMA query_only = ON")
         except sqlite3.Error as exc:
             raise Unavailable(f"cannot open SQLite database {file}: {exc}") from None
-        conn.create_function("regexp", 2, self._regexp, deterministic=True)
+        conn.create_function("regexp", 2, sqlite_regexp, deterministic=True)
         conn.set_authorizer(authorizer)
         self.conn, self.path = conn, path
         return conn
 
-    def _regexp(self, pattern: str | None, value: Any) -> int | None:
-        return sqlite_regexp(pattern, value, timeout_s=self.deadline - time.monotonic())
 
     def run(self, path: str, sql: str, max_rows: int, max_bytes: int, timeout_s: float) -> tuple:
         try:
