@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import socket
+import ssl
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -12,6 +14,23 @@ from watchdog.trends import counts
 
 class DeliveryError(Exception):
     """A channel could not deliver (SMTP down, HTTP 500...): retried, then kept in the outbox."""
+
+
+def network_reason(exc: BaseException, timeout_s: float, peer: str) -> str | None:
+    """A short, human reason for a network-level failure (None when ``exc`` is not one)."""
+    if isinstance(exc, ConnectionRefusedError):
+        return f"connection refused (is the {peer} running?)"
+    if isinstance(exc, (socket.timeout, TimeoutError)):
+        return f"timed out after {timeout_s:g} s"
+    if isinstance(exc, socket.gaierror):
+        return f"cannot resolve the host name ({exc.strerror or exc})"
+    if isinstance(exc, ssl.SSLCertVerificationError):
+        return f"TLS certificate verification failed: {exc.verify_message or exc.reason}"
+    if isinstance(exc, ssl.SSLError):
+        return f"TLS error: {exc.reason or exc}"
+    if isinstance(exc, OSError):
+        return exc.strerror or str(exc) or type(exc).__name__
+    return None
 
 
 @dataclass

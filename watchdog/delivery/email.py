@@ -13,14 +13,13 @@ import base64
 import hashlib
 import re
 import smtplib
-import socket
 import ssl
 from datetime import datetime, timezone
 from email.message import EmailMessage
 from email.utils import format_datetime
 from typing import Any
 
-from watchdog.delivery.base import DeliveryError, RunPackage
+from watchdog.delivery.base import DeliveryError, RunPackage, network_reason
 from watchdog.findings import FindingsDoc
 from watchdog.redact import MASK, redact, register_secret
 from watchdog.report.escape import plain_text
@@ -154,19 +153,7 @@ def _describe(exc: BaseException, timeout_s: float) -> str:
         return f"the server does not support it: {exc}"
     if isinstance(exc, smtplib.SMTPServerDisconnected):
         return f"the server closed the connection ({exc or 'no reason given'})"
-    if isinstance(exc, ssl.SSLCertVerificationError):
-        return f"TLS certificate verification failed: {exc.verify_message or exc.reason}"
-    if isinstance(exc, ssl.SSLError):
-        return f"TLS error: {exc.reason or exc}"
-    if isinstance(exc, ConnectionRefusedError):
-        return "connection refused (is the SMTP server running?)"
-    if isinstance(exc, (socket.timeout, TimeoutError)):
-        return f"timed out after {timeout_s:g} s"
-    if isinstance(exc, socket.gaierror):
-        return f"cannot resolve the host name ({exc.strerror or exc})"
-    if isinstance(exc, OSError):
-        return exc.strerror or str(exc) or type(exc).__name__
-    return str(exc) or type(exc).__name__
+    return network_reason(exc, timeout_s, "SMTP server") or str(exc) or type(exc).__name__
 
 
 def _reply(exc: smtplib.SMTPResponseException) -> str:

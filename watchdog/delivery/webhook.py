@@ -13,15 +13,13 @@ import base64
 import http.client
 import json
 import re
-import socket
-import ssl
 import urllib.error
 import urllib.request
 from typing import Any
 from urllib.parse import unquote, urlsplit, urlunsplit
 
 from watchdog import __version__ as _version
-from watchdog.delivery.base import DeliveryError, RunPackage
+from watchdog.delivery.base import DeliveryError, RunPackage, network_reason
 from watchdog.redact import MASK, redact, register_secret
 from watchdog.report.escape import plain_text
 
@@ -122,16 +120,9 @@ def _excerpt(exc: urllib.error.HTTPError) -> str:
 
 def _describe(exc: BaseException, timeout_s: float) -> str:
     reason: Any = exc.reason if isinstance(exc, urllib.error.URLError) else exc
-    if isinstance(reason, ConnectionRefusedError):
-        return "connection refused (is the receiver running?)"
-    if isinstance(reason, (socket.timeout, TimeoutError)):
-        return f"timed out after {timeout_s:g} s"
-    if isinstance(reason, socket.gaierror):
-        return f"cannot resolve the host name ({reason.strerror or reason})"
-    if isinstance(reason, ssl.SSLCertVerificationError):
-        return f"TLS certificate verification failed: {reason.verify_message or reason.reason}"
-    if isinstance(reason, OSError):
-        return reason.strerror or str(reason) or type(reason).__name__
+    known = network_reason(reason, timeout_s, "receiver") if isinstance(reason, BaseException) else None
+    if known:
+        return known
     if isinstance(reason, ValueError):
         return "not a valid URL"
     return plain_text(str(reason) or type(reason).__name__, 300)
