@@ -49,11 +49,9 @@ def sqlite_regexp(path: Path, reps: int = 3) -> dict[str, Any]:
     from watchdog.sandbox.sessions import sqlite_regexp as watchdogs
 
     compiled = re.compile(REGEX)
-    deadline = [0.0]
     variants = {
         "re.search (the limit's)": lambda p, v: None if v is None else int(compiled.search(v) is not None),
-        "watchdog's sqlite_regexp with its deadline": lambda p, v: watchdogs(p, v,
-                                                                              timeout_s=deadline[0] - time.monotonic()),
+        "watchdog's sqlite_regexp": watchdogs,
     }
     sql = f"SELECT sum(NOT (email REGEXP '{REGEX}')) FROM customers"
     results: dict[str, list[float]] = {name: [] for name in variants}
@@ -63,7 +61,6 @@ def sqlite_regexp(path: Path, reps: int = 3) -> dict[str, Any]:
         for _ in range(reps):
             for name, fn in variants.items():
                 conn.create_function("regexp", 2, fn, deterministic=True)
-                deadline[0] = time.monotonic() + 3600
                 start = time.perf_counter()
                 counts[name] = conn.execute(sql).fetchone()[0]
                 results[name].append(time.perf_counter() - start)
@@ -73,6 +70,6 @@ def sqlite_regexp(path: Path, reps: int = 3) -> dict[str, Any]:
     finally:
         conn.close()
     medians = {name: round(statistics.median(v), 3) for name, v in results.items()}
-    base, mine = medians["re.search (the limit's)"], medians["watchdog's sqlite_regexp with its deadline"]
+    base, mine = medians["re.search (the limit's)"], medians["watchdog's sqlite_regexp"]
     return {"file": str(path), "seconds": medians, "counts": counts, "plain_scan_s": round(scan_only, 3),
             "ratio": round(mine / base, 2) if base else None, "reps": reps}
