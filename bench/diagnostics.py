@@ -46,7 +46,7 @@ def startup(reps: int = 3, peers: bool = True) -> list[dict[str, Any]]:
 
 def sqlite_regexp(path: Path, reps: int = 3) -> dict[str, Any]:
     """Seconds for one REGEXP pass over customers.email with each registered function (median of reps)."""
-    from watchdog.sandbox.sessions import sqlite_regexp as watchdogs
+    from watchdog.sandbox.sqlite_worker import sqlite_regexp as watchdogs
 
     compiled = re.compile(REGEX)
     variants = {

@@ -40,7 +40,8 @@ def serve(ctx: click.Context, config_path: Path | None, duration: float | None, 
         watchdog serve --config config/watchdog.yaml --grace 300
         watchdog serve --for 60          # a smoke check: serve one minute, then stop cleanly
     """
-    from watchdog.scheduler import FORCED_EXIT, configure_logging
+    from watchdog.daemon_log import configure_logging
+    from watchdog.scheduler import FORCED_EXIT
     from watchdog.scheduler import serve as run_daemon
     from watchdog.settings import load_settings
 

@@ -45,7 +45,8 @@ from apscheduler.triggers.base import BaseTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
 from watchdog.errors import ConfigError, WatchdogError
-from watchdog.redact import RedactingFilter, redact, safe_url
+from watchdog.redact import redact, safe_url
+
 from watchdog.schedules import describe_schedule, same_schedule, scheduled_triggers
 from watchdog.settings import Settings, load_settings
 
@@ -296,42 +297,6 @@ def _on_job_event(event: JobEvent) -> None:
 
 def _stamp(moment: datetime) -> str:
     return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-class _DropMessages(logging.Filter):
-    """Drop APScheduler's own lines for what :func:`_on_job_event` already says in one line."""
-
-    def __init__(self, *needles: str):
-        super().__init__()
-        self.needles = needles
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        return not any(needle in str(record.msg) for needle in self.needles)
-
-
-class _UtcFormatter(logging.Formatter):
-    converter = time.gmtime
-
-    def formatTime(self, record: logging.LogRecord, datefmt: str | None = None) -> str:  # noqa: N802
-        return time.strftime("%Y-%m-%dT%H:%M:%SZ", self.converter(record.created))
-
-
-def configure_logging(debug: bool = False) -> None:
-    """Daemon logging: one line per event on stderr, UTC time stamps, secrets masked;
-    ``watchdog.scheduler`` at INFO (DEBUG with ``--debug``)."""
-    root = logging.getLogger()
-    if not root.handlers:
-        handler = logging.StreamHandler()
-        handler.addFilter(RedactingFilter())
-        root.addHandler(handler)
-    for handler in root.handlers:
-        handler.setFormatter(_UtcFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    log.setLevel(logging.DEBUG if debug else logging.INFO)
-    for name, needle in (("apscheduler.scheduler", "maximum number of running instances"),
-                         ("apscheduler.executors.default", "was missed by")):
-        target = logging.getLogger(name)
-        if not any(isinstance(f, _DropMessages) for f in target.filters):
-            target.addFilter(_DropMessages(needle))
 
 
 # ---- the daemon

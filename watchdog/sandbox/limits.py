@@ -1,0 +1,6 @@
+"""Time limits shared by the sandbox's sessions."""
+
+CONNECT_TIMEOUT_S = 10
+#: how long past its deadline a statement may keep watchdog waiting: then the SQLite worker is killed,
+#: or the server connection's socket is shut down (the server may be stuck where it cannot be cancelled)
+DEADLINE_GRACE_S = 0.5

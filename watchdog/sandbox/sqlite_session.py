@@ -1,0 +1,169 @@
+"""The SQLite session: every statement runs in a worker process the session kills when it is late.
+
+See :mod:`watchdog.sandbox.sqlite_worker` for what runs inside the worker (read-only connection,
+authorizer, progress handler, caps) and why a process: one SQLite function call cannot be
+interrupted in process.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import queue
+import subprocess
+import sys
+import threading
+import time
+import weakref
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy.engine import URL
+
+from watchdog.errors import DatabaseUnavailable, QueryError, QueryRefused, QueryTimeout
+from watchdog.sandbox import sqlite_worker
+from watchdog.sandbox.limits import CONNECT_TIMEOUT_S, DEADLINE_GRACE_S
+from watchdog.sandbox.result import QueryResult
+
+
+class SQLiteSession:
+    """SQLite, read-only, in a worker process (see :mod:`watchdog.sandbox.sqlite_worker`).
+
+    The worker starts on the first query and serves the session's statements one at a time.
+    A statement that has not answered ``DEADLINE_GRACE_S`` after its deadline is stuck in a
+    single SQLite call that nothing else can interrupt: the worker is killed (its CPU and memory
+    with it), the statement fails with QueryTimeout, and the next query starts a new worker.
+    """
+
+    dialect_name = "sqlite"
+
+    def __init__(self, url: URL):
+        self.path = url.database or ""
+        self._lock = threading.Lock()
+        self._worker: _SQLiteWorker | None = None
+
+    def _file(self) -> Path:
+        if not self.path or self.path == ":memory:":
+            raise DatabaseUnavailable("an in-memory SQLite database has nothing to check; give a file path")
+        path = Path(self.path).expanduser()
+        if not path.is_file():
+            raise DatabaseUnavailable(f"SQLite database file not found: {path}")
+        return path
+
+    def run(self, sql: str, *, max_rows: int, max_bytes: int, timeout_s: float) -> QueryResult:
+        with self._lock:
+            path = self._file()
+            if self._worker is None or not self._worker.alive():
+                self._stop_worker()
+                self._worker = _SQLiteWorker()
+            start = time.monotonic()
+            reply = self._worker.call(("run", str(path), sql, int(max_rows), int(max_bytes), float(timeout_s)),
+                                      wait_s=timeout_s + DEADLINE_GRACE_S)
+            if reply is None or reply is _LATE:
+                self._stop_worker()
+                if reply is _LATE:
+                    raise QueryTimeout(f"query cancelled after {timeout_s:g}s (timeout)")
+                raise QueryError("the SQLite worker stopped while running the statement (out of memory?)")
+            if reply[0] == "ok":
+                _, columns, rows, truncated = reply
+                return QueryResult(list(columns), [tuple(row) for row in rows], bool(truncated),
+                                   time.monotonic() - start, sql)
+            _, kind, message = reply
+            if kind == "timeout":
+                raise QueryTimeout(f"query cancelled after {timeout_s:g}s (timeout)")
+            if kind == "refused":
+                raise QueryRefused(message)
+            if kind == "unavailable":
+                raise DatabaseUnavailable(message)
+            raise QueryError(message)
+
+    def _stop_worker(self) -> None:
+        if self._worker is not None:
+            self._worker.stop()
+            self._worker = None
+
+    def close(self) -> None:
+        with self._lock:
+            self._stop_worker()
+
+
+_LATE = object()  # the worker did not answer in time
+
+
+class _SQLiteWorker:
+    """The worker process and a thread that reads its replies."""
+
+    def __init__(self) -> None:
+        import watchdog
+
+        paths = [str(Path(watchdog.__file__).resolve().parent.parent)]
+        regex_spec = importlib.util.find_spec("regex")
+        if regex_spec is not None and regex_spec.origin:
+            paths.append(str(Path(regex_spec.origin).resolve().parent.parent))
+        boot = f"import sys; sys.path[:0] = {paths!r}; from watchdog.sandbox.sqlite_worker import main; main()"
+        try:
+            # -I: no environment or user site; -S: no site-packages beyond the paths above (starts in ~40 ms)
+            self._proc = subprocess.Popen([sys.executable, "-I", "-S", "-c", boot], stdin=subprocess.PIPE,
+                                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, bufsize=0)
+        except OSError as exc:
+            raise DatabaseUnavailable(f"cannot start the SQLite worker: {exc}") from None
+        self._replies: queue.Queue = queue.Queue()
+        # the reader holds no reference to self, so that a dropped session can be collected (and its worker killed)
+        threading.Thread(target=_read_replies, args=(self._proc.stdout, self._replies),
+                         name="watchdog-sqlite-worker", daemon=True).start()
+        # a Sandbox that is dropped without close() must not leave its worker behind
+        self._finalizer = weakref.finalize(self, _kill, self._proc)
+        if self._next(CONNECT_TIMEOUT_S) != ("ready",):
+            self.stop()
+            raise DatabaseUnavailable("the SQLite worker did not start")
+
+    def _next(self, wait_s: float) -> Any:
+        try:
+            return self._replies.get(timeout=max(wait_s, 0.0))
+        except queue.Empty:
+            return _LATE
+
+    def alive(self) -> bool:
+        return self._proc.poll() is None
+
+    def call(self, request: tuple, *, wait_s: float) -> Any:
+        """The worker's reply, None if it died, or _LATE if it did not answer within ``wait_s``."""
+        try:
+            sqlite_worker.send(self._proc.stdin, request)
+        except OSError:
+            return None
+        return self._next(wait_s)
+
+    def stop(self) -> None:
+        self._finalizer()
+
+
+def _read_replies(stream: Any, replies: queue.Queue) -> None:
+    """Forward the worker's replies; None at its end. Only this thread closes ``stream``: closing it
+    from another thread could let a read in flight land on a new pipe that reused the descriptor."""
+    try:
+        while True:
+            message = sqlite_worker.receive(stream)
+            replies.put(message)
+            if message is None:
+                return
+    except Exception:  # noqa: BLE001 - the pipe broke: the worker is gone
+        replies.put(None)
+    finally:
+        try:
+            stream.close()
+        except OSError:
+            pass
+
+
+def _kill(proc: subprocess.Popen) -> None:
+    """Stop the worker; its end of the reply pipe closes with it, which ends the reader thread."""
+    try:
+        proc.stdin.close()
+    except OSError:
+        pass
+    if proc.poll() is None:
+        proc.kill()
+    try:
+        proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:  # pragma: no cover
+        pass
