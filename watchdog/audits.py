@@ -9,7 +9,6 @@ A crash or a signal leaves the run ``interrupted``, never ``running``.
 from __future__ import annotations
 
 import json
-import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,7 +19,7 @@ from watchdog.delivery.outbox import deliver_package, flush_outbox
 from watchdog.exit_codes import ExitCode
 from watchdog.history import DeliveryRecord, HistoryStore
 from watchdog.redact import redact
-from watchdog.runner import ScanOutcome, reports_dir, run_scan, timestamp_dir
+from watchdog.runner import ScanOutcome, reports_dir, run_id_for, run_scan, timestamp_dir
 from watchdog.scanner import Progress
 from watchdog.settings import Settings
 
@@ -53,7 +52,7 @@ def execute_audit(settings: Settings, name: str, *, store: HistoryStore | None =
     try:
         flush_outbox(settings, store)
         run_dir = timestamp_dir(reports_dir(settings, audit.deliver) / name)
-        run_id = f"{run_dir.name}-{secrets.token_hex(3)}"
+        run_id = run_id_for(run_dir)
         store.start_run(run_id, name, out_dir=str(run_dir))
         try:
             previous = store.previous_run(name, run_id)

@@ -10,9 +10,7 @@ run that was killed from its last checkpoint.
 from __future__ import annotations
 
 import json
-import secrets
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +18,7 @@ from watchdog.checkpoints import CHECKPOINT_FILE, checkpointer
 from watchdog.errors import WatchdogError
 from watchdog.findings import FindingsDoc
 from watchdog.graph.graph import build_report_graph
-from watchdog.graph.models import Models, build_models
+from watchdog.graph.models import Models, build_models, placeholder_models
 from watchdog.graph.tools import query_tool
 from watchdog.graph.verify import verify_fn
 from watchdog.redact import redact
@@ -40,11 +38,6 @@ class LLMReportOutcome:
     tokens: dict[str, dict[str, int]] = field(default_factory=dict)
     fix_rounds: int = 0
     replans: int = 0
-
-
-def new_run_id(now: datetime | None = None) -> str:
-    stamp = (now or datetime.now(timezone.utc)).strftime("%Y%m%dT%H%M%SZ")
-    return f"{stamp}-{secrets.token_hex(3)}"
 
 
 def recursion_limit(config: LLMConfig) -> int:
@@ -89,11 +82,8 @@ def resume_llm_report(run_id: str, *, settings: Settings, models: Models | None 
 
 def trail_of(run_id: str, settings: Settings) -> list[dict[str, Any]]:
     """Every checkpoint of a run, oldest first: the step, the node that ran, and which keys changed."""
-    from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
-
-    fake = GenericFakeChatModel(messages=iter(()))
     with checkpointer(settings.state_path()) as saver:
-        graph = build_report_graph(Models(fake, fake, fake), verify_fn, saver, config=settings.llm)
+        graph = build_report_graph(placeholder_models(), verify_fn, saver, config=settings.llm)
         history = list(graph.get_state_history(run_config(run_id, settings.llm)))
     if not history:
         raise WatchdogError(f"no run {run_id!r} in {settings.state_path() / CHECKPOINT_FILE}")

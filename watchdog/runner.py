@@ -53,6 +53,11 @@ def timestamp_dir(parent: Path) -> Path:
     return candidate
 
 
+def run_id_for(run_dir: Path) -> str:
+    """A run's id: its folder's UTC timestamp and a short random suffix."""
+    return f"{run_dir.name}-{token_hex(3)}"
+
+
 def expand_suite_paths(paths: Iterable[str | Path]) -> list[Path]:
     """Files as given; a folder stands for the ``*.yaml`` / ``*.yml`` files in it."""
     out: list[Path] = []
@@ -73,7 +78,7 @@ def run_scan(url: str, suite_paths: Iterable[str | Path], *, out_dir: Path, time
     then, with ``llm``, run the report graph (which may replace report.md with a verified LLM report)."""
     suites = load_suites(expand_suite_paths(suite_paths))
     checks = [check for suite in suites for check in suite.checks]
-    run_id = run_id or f"{out_dir.name}-{token_hex(3)}"
+    run_id = run_id or run_id_for(out_dir)
     with Sandbox(url, timeout_s=timeout_s or DEFAULT_TIMEOUT_S, max_rows=max_rows or DEFAULT_MAX_ROWS) as box:
         doc = scan(box, checks, sample=sample, suites=[str(s.path) for s in suites], on_progress=on_progress)
         doc.run_id = run_id

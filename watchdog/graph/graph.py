@@ -7,7 +7,7 @@ from typing import Any
 from langchain_core.tools import BaseTool
 from langgraph.graph import END, START, StateGraph
 
-from watchdog.graph.models import Models
+from watchdog.graph.models import Models, placeholder_models
 from watchdog.graph.nodes import GraphDeps, VerifyFn, make_nodes, make_routers
 from watchdog.graph.state import ReportState
 from watchdog.settings import LLMConfig
@@ -36,8 +36,5 @@ def build_report_graph(models: Models, verify_fn: VerifyFn, checkpointer: Any = 
 
 def mermaid(config: LLMConfig | None = None) -> str:
     """The graph as a Mermaid diagram (built with placeholder models; no endpoint needed)."""
-    from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
-
-    fake = GenericFakeChatModel(messages=iter(()))
-    graph = build_report_graph(Models(fake, fake, fake), lambda report, findings: None, config=config)
+    graph = build_report_graph(placeholder_models(), lambda report, findings: None, config=config)
     return graph.get_graph().draw_mermaid()

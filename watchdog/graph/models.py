@@ -42,6 +42,14 @@ class Models:
                 for role in ROLES}
 
 
+def placeholder_models() -> Models:
+    """Models that are never called: for building the graph only to draw it or read its checkpoints."""
+    from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+
+    fake = GenericFakeChatModel(messages=iter(()))
+    return Models(fake, fake, fake)
+
+
 def build_models(config: LLMConfig) -> Models:
     """ChatOpenAI per role against the configured endpoint (raises LLMNotConfigured without one)."""
     base_url, api_key = config.endpoint()
