@@ -26,9 +26,9 @@ def startup(reps: int = 3, peers: bool = True) -> list[dict[str, Any]]:
         ("python -c pass (watchdog's venv)", [str(WATCHDOG_PYTHON), "-c", "pass"]),
         ("watchdog --version", [str(ROOT / ".venv" / "bin" / "watchdog"), "--version"]),
         ("import the scan path (cli, runner, sandbox)",
-         [str(WATCHDOG_PYTHON), "-c", "import watchdog.cli, watchdog.runner, watchdog.sandbox.sessions"]),
+         [str(WATCHDOG_PYTHON), "-c", "import watchdog.cli, watchdog.run.scan_run, watchdog.sandbox.sessions"]),
         ("import the LLM report stack (llm_report, langchain_openai)",
-         [str(WATCHDOG_PYTHON), "-c", "import watchdog.llm_report, watchdog.graph.models, langchain_openai"]),
+         [str(WATCHDOG_PYTHON), "-c", "import watchdog.graph.runner, watchdog.graph.models, langchain_openai"]),
     ]
     if peers and GX_PYTHON.exists():
         cases.append(("import great_expectations", [str(GX_PYTHON), "-c", "import great_expectations"]))

@@ -69,8 +69,8 @@ def _scan(folder: Path, db: Path, out: str, *, llm: bool, env: dict[str, str] | 
 def wrong_and_right(findings_path: Path) -> tuple[str, str, dict[str, Any]]:
     """The deterministic report (correct) and a copy with the first failing count changed (wrong)."""
     from watchdog.findings import FindingsDoc
-    from watchdog.graph.verify import verify_fn
     from watchdog.report import render_markdown
+    from watchdog.verify import verify_fn
 
     doc = FindingsDoc.load(findings_path)
     # a freshness age in exact seconds is already stale a few seconds later, when the --llm run scans again
@@ -218,7 +218,7 @@ def _wait_ready(base_url: str, timeout_s: float) -> None:
 
 
 def run_llm_bench(reps: int, log: Any, gguf: Path | None = None) -> dict[str, Any]:
-    from watchdog.demo_data import build_demo_database
+    from watchdog.run.demo_data import build_demo_database
 
     with tempfile.TemporaryDirectory(prefix="wd-bench-llm-") as tmp:
         folder = Path(tmp)

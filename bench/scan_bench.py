@@ -15,8 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import datagen
-from bench.common import (BENCH, GX_PYTHON, ROOT, SODA_PYTHON, WATCHDOG_PYTHON, Samples, last_json_line, ratio,
-                          run_child)
+from bench.common import BENCH, GX_PYTHON, ROOT, SODA_PYTHON, WATCHDOG_PYTHON, Samples, last_json_line, ratio, run_child
 
 SUITE = BENCH / "suite.yaml"
 WATCHDOG = ROOT / ".venv" / "bin" / "watchdog"

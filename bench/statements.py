@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from watchdog.sandbox import Sandbox
-from watchdog.scanner import DEFAULT_SAMPLE, scan
-from watchdog.suites import load_suites
+from watchdog.scan.scanner import DEFAULT_SAMPLE, scan
+from watchdog.scan.suites import load_suites
 
 SUITE = Path(__file__).with_name("suite.yaml")
 

@@ -67,7 +67,7 @@ def _expected_items_found(case: dict[str, Any], bad: list[Any]) -> bool:
 
 
 def run_verify_bench(passes: int = 5) -> dict[str, Any]:
-    from watchdog.graph.verify import verify_fn
+    from watchdog.verify import verify_fn
 
     cases, skipped = load_cases()
     correct = [c for c in cases if c["expect"] == "pass"]

@@ -38,9 +38,9 @@ import sqlalchemy as sa
 import yaml
 from sqlalchemy.pool import NullPool
 
+from tests.dbs import KINDS, TestDatabase, create_database
 from watchdog.errors import QueryRefused, SandboxError
 from watchdog.sandbox import Sandbox
-from tests.dbs import KINDS, TestDatabase, create_database
 
 CORPUS = Path(__file__).parent / "attacks"
 ATTACK_FILES = ("writes.yaml", "tricks.yaml", "sqlite.yaml", "postgres.yaml", "mysql.yaml", "exhaustion.yaml")

@@ -22,11 +22,11 @@ from pathlib import Path
 import pytest
 from sqlglot import exp
 
+from tests.dbs import KINDS
+from tests.test_attack_corpus import GRACE_S, TIMEOUT_S, Target, build_target
 from watchdog.errors import QueryRefused, SandboxError
 from watchdog.sandbox import ReadOnlyPolicy, Sandbox
 from watchdog.sandbox.policy import MAX_STATEMENT_CHARS
-from tests.dbs import KINDS
-from tests.test_attack_corpus import GRACE_S, TIMEOUT_S, Target, build_target
 
 #: the stated bound: the watchdog process (and the SQLite worker) grows by less than this while
 #: a read offers 10 GB in 10 MB rows, with max_bytes = HUGE_MAX_BYTES

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from watchdog.audits import execute_audit
 from watchdog.delivery.outbox import flush_outbox
 from watchdog.history import HistoryStore
+from watchdog.run.audit import execute_audit
 from watchdog.settings import load_settings
 from watchdog.testing.smtp_sink import SmtpSink
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from watchdog.audits import execute_audit
 from watchdog.delivery.base import RunPackage
 from watchdog.history import HistoryStore
+from watchdog.run.audit import execute_audit
 from watchdog.settings import load_settings
 
 SUITE = """\

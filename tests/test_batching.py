@@ -9,13 +9,13 @@ import pytest
 import sqlglot
 from sqlglot import exp
 
-from watchdog.check_types import Aggregate, Check
-from watchdog.findings import FindingsDoc
-from watchdog.planner import batch_statements, plan
-from watchdog.sandbox import Sandbox
-from watchdog.scanner import scan
-from watchdog.suites import load_suites
 from tests.dbs import TestDatabase
+from watchdog.findings import FindingsDoc
+from watchdog.sandbox import Sandbox
+from watchdog.scan.check_types import Aggregate, Check
+from watchdog.scan.planner import batch_statements, plan
+from watchdog.scan.scanner import scan
+from watchdog.scan.suites import load_suites
 
 NOW = datetime.now(timezone.utc).replace(tzinfo=None, microsecond=0)
 ORDERS = {"id": "int", "email": "text", "code": "text", "status": "text", "amount": "real", "customer_id": "int",

@@ -24,8 +24,8 @@ from sqlalchemy.engine import make_url
 
 from watchdog.findings import FindingsDoc
 from watchdog.sandbox import Sandbox
-from watchdog.scanner import scan
-from watchdog.suites import load_suite
+from watchdog.scan.scanner import scan
+from watchdog.scan.suites import load_suite
 
 REPO = Path(__file__).resolve().parent.parent
 CHINOOK = REPO.parent / "shared" / "datasets" / "chinook"

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO
-from watchdog.demo_data import build_demo_database
+from watchdog.run.demo_data import build_demo_database
 
 SECRET = "Sup3r-S3cret-pw"
 

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.dbs import TestDatabase
 from watchdog.findings import Finding, FindingsDoc
 from watchdog.sandbox import Sandbox
-from watchdog.scanner import scan
-from watchdog.suites import load_suites
-from tests.dbs import TestDatabase
+from watchdog.scan.scanner import scan
+from watchdog.scan.suites import load_suites
 
 NOW = datetime.now(timezone.utc).replace(tzinfo=None, microsecond=0)
 #: the newest people.updated_at: two hours ago (UTC, stored without a time zone)

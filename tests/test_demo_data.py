@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from watchdog.demo_data import build_demo_database
+from watchdog.run.demo_data import build_demo_database
 
 FIXED_NOW = datetime(2026, 11, 29, 12, 0, 0, tzinfo=timezone.utc)
 TABLES = ["companies", "contacts", "deals", "activities"]

@@ -13,7 +13,7 @@ import pytest
 from watchdog.delivery.base import DeliveryError, RunPackage
 from watchdog.delivery.email import EmailChannel, message_id
 from watchdog.redact import register_secret, safe_url
-from watchdog.runner import run_scan
+from watchdog.run.scan_run import run_scan
 from watchdog.settings import SmtpConfig
 from watchdog.testing.smtp_sink import SmtpSink, self_signed_cert, tls_contexts, unused_port
 

@@ -19,9 +19,9 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from watchdog.errors import QueryRefused
 from tests.dbs import KINDS
 from tests.test_attack_corpus import GRACE_S, MAX_ROWS, TIMEOUT_S, Target, attempt, build_target
+from watchdog.errors import QueryRefused
 
 EXAMPLES_PER_DATABASE = 150
 

@@ -25,8 +25,8 @@ import yaml
 from tests.dbs import create_database
 from watchdog.findings import Finding
 from watchdog.sandbox import Sandbox
-from watchdog.scanner import scan
-from watchdog.suites import SuiteError, load_suite
+from watchdog.scan.scanner import scan
+from watchdog.scan.suites import SuiteError, load_suite
 
 ORACLES = Path(__file__).parents[2] / "shared" / "oracles" / "great_expectations"
 BACKENDS = ("sqlite", "postgresql")

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from watchdog.runner import run_scan
+from watchdog.run.scan_run import run_scan
 
 HOSTILE = [
     "| injected | row |",

@@ -11,7 +11,7 @@ import pytest
 
 from watchdog.findings import FindingsDoc
 from watchdog.report.html import render_html
-from watchdog.runner import run_scan
+from watchdog.run.scan_run import run_scan
 
 HOSTILE = [
     "<script>alert('x')</script>",

@@ -14,9 +14,9 @@ import pytest
 import sqlalchemy as sa
 from sqlglot import exp
 
+from tests.dbs import KINDS, TestDatabase, create_database
 from watchdog.errors import DatabaseUnavailable, QueryError, QueryRefused, QueryTimeout, SandboxError
 from watchdog.sandbox import ReadOnlyPolicy, Sandbox
-from tests.dbs import KINDS, TestDatabase, create_database
 
 WORDS = ["apple", "avocado", "banana", "cherry", "date", "elderberry", "fig", "grape", "kiwi", "lemon"]
 ROWS = list(enumerate(WORDS, start=1))

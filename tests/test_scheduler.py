@@ -25,9 +25,10 @@ import sqlalchemy as sa
 from click.testing import CliRunner
 
 from watchdog.cli import cli
+from watchdog.daemon.cron import cron_trigger, crontab_weekdays
+from watchdog.daemon.scheduler import JOBS_TABLE, OUTBOX_JOB_ID, create_scheduler, sync_jobs
+from watchdog.daemon.triggers import next_fire_times
 from watchdog.history import HistoryStore, RunRecord
-from watchdog.scheduler import JOBS_TABLE, OUTBOX_JOB_ID, create_scheduler, sync_jobs
-from watchdog.schedules import cron_trigger, crontab_weekdays, next_fire_times
 from watchdog.settings import load_settings
 
 PG_PASSWORD = "s3cret-pw-9"
@@ -479,15 +480,15 @@ def test_sync_keeps_an_unchanged_schedule_and_replaces_a_changed_one(tmp_path):
 
 
 def test_the_job_wrapper_never_raises_and_never_leaves_a_run_running(tmp_path, monkeypatch, caplog):
-    import watchdog.audits
-    from watchdog.scheduler import run_audit_job
+    import watchdog.run.audit
+    from watchdog.daemon.jobs import run_audit_job
 
     config = write_project(tmp_path, "  quick:\n    database: shop\n    checks: [quick.yaml]\n")
 
     def disk_full(*_args: Any, **_kwargs: Any) -> None:
         raise OSError("No space left on device")
 
-    monkeypatch.setattr(watchdog.audits, "file_run", disk_full)     # fails after the scan, outside its guard
+    monkeypatch.setattr(watchdog.run.audit, "file_run", disk_full)     # fails after the scan, outside its guard
     caplog.set_level("INFO", logger="watchdog.scheduler")
     assert run_audit_job(str(config.resolve()), "quick") is None
     assert [r.status for r in runs_of(tmp_path)] == ["error"]

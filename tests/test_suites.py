@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from watchdog.suites import SuiteError, load_suite, load_suites
+from watchdog.scan.suites import SuiteError, load_suite, load_suites
 
 CONTRACT_SUITE = """\
 tables:

@@ -1,4 +1,4 @@
-"""verify_fn rules, one at a time, and mutations of the deterministic report (watchdog.graph.verify)."""
+"""verify_fn rules, one at a time, and mutations of the deterministic report (watchdog.verify)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import pytest
 from hypothesis import strategies as st
 
 from watchdog.findings import Finding, FindingsDoc, Summary
-from watchdog.graph.verify import BadItem, Verification, verify_fn
 from watchdog.report import render_markdown
+from watchdog.verify import BadItem, Verification, verify_fn
 
 CORPUS = Path(__file__).parent / "verify_corpus"
 

@@ -11,8 +11,8 @@ import pytest
 import yaml
 
 from watchdog.findings import FindingsDoc
-from watchdog.graph.verify import verify_fn
 from watchdog.report import render_markdown
+from watchdog.verify import verify_fn
 
 CORPUS = Path(__file__).parent / "verify_corpus"
 

@@ -1,4 +1,4 @@
-"""Number extraction for the report verifier (watchdog.graph.verify.numbers)."""
+"""Number extraction for the report verifier (watchdog.verify.numbers)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 
 from watchdog.report.escape import duration as format_duration
 from watchdog.report.escape import percent as format_percent
-from watchdog.graph.verify.numbers import (
+from watchdog.verify.numbers import (
     MASK,
     extract_numbers,
     format_count,

@@ -14,7 +14,7 @@ import pytest
 
 from watchdog.delivery.base import DeliveryError, RunPackage
 from watchdog.delivery.webhook import WebhookChannel, safe_url
-from watchdog.runner import run_scan
+from watchdog.run.scan_run import run_scan
 from watchdog.testing.smtp_sink import unused_port
 
 RUN_ID = "20250102T030405Z-abc123"

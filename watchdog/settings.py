@@ -17,7 +17,14 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 from sqlalchemy.engine import make_url
 
 from watchdog.errors import ConfigError
@@ -116,7 +123,7 @@ class AuditConfig(_Strict):
     @classmethod
     def _cron(cls, value: Any) -> Any:
         if isinstance(value, str):
-            from watchdog.schedules import cron_trigger  # validate what will actually be scheduled
+            from watchdog.daemon.cron import cron_trigger  # validate what will actually be scheduled
 
             try:
                 cron_trigger(value)

@@ -15,7 +15,12 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_random_exponential
+from tenacity import (
+    Retrying,
+    retry_if_exception_type,
+    stop_after_attempt,
+    wait_random_exponential,
+)
 
 from watchdog.delivery.base import Channel, DeliveryError, RunPackage
 from watchdog.history import DeliveryRecord, HistoryStore

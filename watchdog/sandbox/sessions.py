@@ -37,9 +37,8 @@ from sqlalchemy.engine import URL, make_url
 
 from watchdog.errors import DatabaseUnavailable, QueryError, QueryRefused, QueryTimeout
 from watchdog.redact import redact
-from watchdog.sandbox.result import QueryResult, fetch_capped
-
 from watchdog.sandbox.limits import CONNECT_TIMEOUT_S, DEADLINE_GRACE_S  # noqa: F401
+from watchdog.sandbox.result import QueryResult, fetch_capped
 from watchdog.sandbox.sqlite_session import SQLiteSession
 
 

@@ -1,0 +1,75 @@
+"""The ``watchdog`` group and what every command shares: context settings, options, the ``--db`` resolver.
+
+Command modules (scan, audits, report, daemon) import from here; nothing here imports them back.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+import click
+
+from watchdog import __version__
+from watchdog.redact import RedactingFilter
+
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+class GreedyOption(click.Option):
+    """An option that takes every value up to the next option: ``--checks a.yaml b.yaml``."""
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        kwargs.setdefault("multiple", True)
+        super().__init__(*args, **kwargs)
+
+    def add_to_parser(self, parser: Any, ctx: click.Context) -> None:
+        super().add_to_parser(parser, ctx)
+        for name in self.opts:
+            option = parser._long_opt.get(name) or parser._short_opt.get(name)
+            if option is None:
+                continue
+            original = option.process
+
+            def process(value: Any, state: Any, original: Any = original) -> None:
+                values = [value]
+                while state.rargs and not state.rargs[0].startswith("-"):
+                    values.append(state.rargs.pop(0))
+                for item in values:
+                    original(item, state)
+
+            option.process = process
+
+
+def config_option(func: Any) -> Any:
+    return click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+                        help="Configuration file (default: $WATCHDOG_CONFIG or config/watchdog.yaml).")(func)
+
+
+@click.group(context_settings=CONTEXT)
+@click.version_option(__version__, prog_name="watchdog")
+@click.option("--debug", is_flag=True, help="Show tracebacks and debug logs.")
+@click.pass_context
+def cli(ctx: click.Context, debug: bool) -> None:
+    """watchdog: a data-quality watchdog for SQL databases.
+
+    \b
+    Example:
+        watchdog demo
+        watchdog scan --db sqlite:///shop.db --checks checks/shop.yaml
+    """
+    ctx.obj = {"debug": debug}
+    handler = logging.StreamHandler()
+    handler.addFilter(RedactingFilter())
+    logging.basicConfig(level=logging.DEBUG if debug else logging.WARNING, handlers=[handler])
+
+
+def resolve_db(db: str, config_path: Path | None) -> tuple[str, float | None, int | None]:
+    """``--db`` is a URL, or the name of a database in the configuration."""
+    if "://" in db:
+        return db, None, None
+    from watchdog.settings import load_settings
+
+    settings = load_settings(config_path)
+    return settings.database_url(db), settings.databases[db].timeout_s, settings.databases[db].max_rows

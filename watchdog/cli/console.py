@@ -1,0 +1,130 @@
+"""Terminal output for the CLI (rich): progress while scanning, a summary table at the end."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    SpinnerColumn,
+    TextColumn,
+    TimeElapsedColumn,
+)
+from rich.table import Table
+
+from watchdog.findings import FindingsDoc, jsonable
+from watchdog.redact import redact
+from watchdog.report.escape import plain_text
+from watchdog.report.render import measure
+from watchdog.sandbox import QueryResult
+
+STATUS_STYLE = {"pass": "green", "warn": "yellow", "fail": "red", "error": "bold red"}
+
+
+def stdout() -> Console:
+    console = Console(highlight=False, soft_wrap=False)
+    if not console.is_terminal:  # piped or captured: wide enough that check names are not cut
+        console = Console(highlight=False, soft_wrap=False, width=160)
+    return console
+
+
+def stderr() -> Console:
+    return Console(stderr=True, highlight=False)
+
+
+@contextmanager
+def scan_progress(enabled: bool = True) -> Iterator[Any]:
+    """A progress bar on stderr (only on a terminal); yields the scanner's ``on_progress`` callback."""
+    console = stderr()
+    progress = Progress(SpinnerColumn(), TextColumn("[progress.description]{task.description}"), BarColumn(),
+                        MofNCompleteColumn(), TimeElapsedColumn(), console=console, transient=True,
+                        disable=not (enabled and console.is_terminal))
+    with progress:
+        task = progress.add_task("scanning", total=None)
+
+        def update(done: int, total: int, label: str) -> None:
+            progress.update(task, completed=done, total=total, description=f"scanning {plain_text(label, 40)}")
+
+        yield update
+
+
+def summary_table(doc: FindingsDoc, trends: dict[str, str] | None = None) -> Table:
+    table = Table(title=None, show_lines=False)
+    columns = [("Check", "left"), ("Status", "left"), ("Failing", "right"), ("Total", "right"),
+               ("Rate / observed", "right")]
+    if trends is not None:
+        columns.insert(2, ("Change", "left"))
+    for name, justify in columns:
+        table.add_column(name, justify=justify, overflow="fold")  # type: ignore[arg-type]
+    for f in doc.findings:
+        style = STATUS_STYLE[f.status]
+        figure = redact(plain_text(f.error, 60)) if f.status == "error" else measure(f)
+        cells = [plain_text(f.name, 60), f"[{style}]{f.status.upper()}[/]",
+                 "" if f.failing is None else f"{f.failing:,}", "" if f.total is None else f"{f.total:,}", figure]
+        if trends is not None:
+            cells.insert(2, trends.get(f.name, ""))
+        table.add_row(*cells)
+    return table
+
+
+def history_table(runs: list[Any]) -> Table:
+    table = Table(show_lines=False)
+    for name in ("Run", "Audit", "Status", "Started", "Checks", "Failed", "Warned", "Errors", "Deliveries"):
+        table.add_column(name, overflow="fold")
+    for r in runs:
+        s = r.summary or {}
+        deliveries = ", ".join(f"{d.channel}:{d.status}" for d in r.deliveries)
+        style = {"passed": "green", "warned": "yellow", "failed": "red", "error": "bold red"}.get(r.status, "")
+        table.add_row(r.id, r.audit, f"[{style}]{r.status}[/]" if style else r.status, r.started_at,
+                      *(str(s.get(k, "")) for k in ("checks", "failed", "warned", "errors")), deliveries)
+    return table
+
+
+def summary_line(doc: FindingsDoc) -> str:
+    s = doc.summary
+    return f"{s.checks} checks: {s.failed} failed, {s.warned} warned, {s.passed} passed, {s.errors} errors"
+
+
+def query_table(result: QueryResult) -> Table:
+    table = Table(show_lines=False)
+    for column in result.columns:
+        table.add_column(plain_text(column, 40), overflow="fold")
+    for row in result.rows:
+        table.add_row(*[plain_text(jsonable(v), 80) for v in row])
+    return table
+
+
+def query_json(result: QueryResult) -> str:
+    rows = [jsonable(dict(zip(result.columns, row))) for row in result.rows]
+    return json.dumps({"columns": result.columns, "rows": rows, "truncated": result.truncated}, ensure_ascii=False,
+                      indent=2)
+
+
+def error_line(prefix: str, message: object) -> None:
+    """One clear line on stderr: ``prefix: message`` (secrets masked)."""
+    text = redact(message)
+    sys.stderr.write(f"{prefix}: {text}\n")
+
+
+def llm_summary(outcome: Any) -> None:
+    """What the LLM report did, and the tokens it used per role (on stderr: stdout may carry JSON)."""
+    err = stderr()
+    if outcome.outcome == "verified":
+        err.print(f"LLM report: verified (fix rounds: {outcome.fix_rounds}, re-plans: {outcome.replans}) -> "
+                  f"{outcome.report_path}")
+    else:
+        err.print(f"LLM report: NOT verified, delivered the deterministic report instead: "
+                  f"{redact(plain_text(outcome.reason, 300))}")
+        if outcome.unverified_path:
+            err.print(f"unverified draft kept at {outcome.unverified_path}")
+    for role, counts in sorted(outcome.tokens.items()):
+        err.print(f"tokens {role}: {counts.get('input', 0):,} in, {counts.get('output', 0):,} out, "
+                  f"{counts.get('calls', 0)} call(s)")
+    err.print(f"run id: {outcome.run_id} (audit: {outcome.audit_path})")

@@ -1,0 +1,88 @@
+"""CLI commands for the daemon: ``serve`` (run every audit on its schedule) and ``schedule`` (next run times)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from watchdog.cli.app import CONTEXT, cli, config_option
+
+
+@cli.command(context_settings=CONTEXT)
+@config_option
+@click.option("--for", "duration", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
+              help="Stop cleanly after this many seconds (default: run until SIGTERM or Ctrl-C).")
+@click.option("--grace", type=click.FloatRange(min=0), default=60.0, show_default=True, metavar="SECONDS",
+              help="On stop, how long to wait for running audits before recording them interrupted.")
+@click.pass_context
+def serve(ctx: click.Context, config_path: Path | None, duration: float | None, grace: float) -> None:
+    """Run every audit that has a `schedule:` on it, until stopped.
+
+    Each run is the same as `watchdog run <audit>`: recorded in the history, filed, delivered.
+    Jobs are kept in the history database (table wd_apscheduler_jobs); an audit never overlaps
+    itself (a fire during a run is skipped); runs missed while stopped are coalesced into one
+    if no later than scheduler.misfire_grace_s. Deliveries waiting in the outbox are retried every
+    scheduler.outbox_interval_s. One audit failing (database, LLM or SMTP down) never stops the
+    others. Logs one line per run start and end on stderr.
+
+    SIGTERM or Ctrl-C stops cleanly: no new runs, running audits finish (up to --grace seconds),
+    exit 0. A second signal, or the grace running out, stops at once: the runs still going are
+    recorded `interrupted` (exit 130). A bad configuration stops it at start (exit 3).
+
+    \b
+    Example:
+        watchdog serve
+        watchdog serve --config config/watchdog.yaml --grace 300
+        watchdog serve --for 60          # a smoke check: serve one minute, then stop cleanly
+    """
+    from watchdog.daemon.log import configure_logging
+    from watchdog.daemon.service import FORCED_EXIT
+    from watchdog.daemon.service import serve as run_daemon
+    from watchdog.settings import load_settings
+
+    settings = load_settings(config_path)
+    configure_logging(debug=bool((ctx.find_root().obj or {}).get("debug")))
+    code = run_daemon(settings, duration=duration, grace=grace)
+    if code == FORCED_EXIT:  # audits abandoned mid-run: their threads cannot be joined, leave now
+        logging.shutdown()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    sys.exit(code)
+
+
+@cli.command(context_settings=CONTEXT)
+@config_option
+@click.option("--count", type=click.IntRange(min=1, max=1000), default=3, show_default=True,
+              help="How many next run times per audit.")
+@click.option("--json", "as_json", is_flag=True, help="Print the schedule as JSON.")
+def schedule(config_path: Path | None, count: int, as_json: bool) -> None:
+    """Show each audit's schedule and its next run times (in the audit's time zone).
+
+    Computed from the same triggers `watchdog serve` uses. Interval schedules (`every: 30m`) are
+    counted from now; the daemon counts them from its start.
+
+    \b
+    Example:
+        watchdog schedule
+        watchdog schedule --count 5 --json
+    """
+    from watchdog.daemon.triggers import upcoming_runs
+    from watchdog.settings import load_settings
+
+    settings = load_settings(config_path)
+    entries = upcoming_runs(settings, count)
+    if as_json:
+        click.echo(json.dumps([e.to_json_dict() for e in entries], indent=2, ensure_ascii=False))
+        return
+    if not entries:
+        click.echo(f"no audits configured in {settings.source}")
+    for entry in entries:
+        click.echo(f"{entry.audit}: {entry.schedule}")
+        for moment in entry.next_runs:
+            click.echo(f"  {moment.strftime('%a %Y-%m-%d %H:%M:%S %Z')}")

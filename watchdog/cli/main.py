@@ -1,0 +1,53 @@
+"""Entry point of the ``watchdog`` command: registers every command, turns every error into one line.
+
+Imports one way: main -> command modules (scan, audits, report, daemon) -> app.
+Errors become one clear line (``error: ...`` / ``refused: ...``) and exit code 3, never a
+traceback unless ``--debug`` is given.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from watchdog.cli import audits, console, daemon, report, scan  # noqa: F401  (each registers its commands)
+from watchdog.cli.app import cli
+from watchdog.errors import QueryRefused, WatchdogError
+from watchdog.exit_codes import ExitCode
+from watchdog.redact import redact
+
+__all__ = ["cli", "main"]
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: run the CLI, turning every error into one line and exit code 3."""
+    debug = "--debug" in (argv if argv is not None else sys.argv[1:])
+    try:
+        cli.main(args=argv, prog_name="watchdog", standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except click.exceptions.Abort:
+        console.error_line("error", "aborted")
+        sys.exit(int(ExitCode.ERROR))
+    except click.ClickException as exc:  # usage errors exit 3, not click's 2 (2 means "warnings")
+        console.error_line("error", exc.format_message())
+        sys.exit(int(ExitCode.ERROR))
+    except QueryRefused as exc:
+        if debug:
+            raise
+        console.error_line("refused", exc)
+        sys.exit(int(ExitCode.ERROR))
+    except WatchdogError as exc:
+        if debug:
+            raise
+        console.error_line(exc.prefix, exc)
+        sys.exit(int(ExitCode.ERROR))
+    except KeyboardInterrupt:
+        console.error_line("error", "interrupted")
+        sys.exit(int(ExitCode.INTERRUPTED))
+    except Exception as exc:  # a bug: still one line, with the way to see more
+        if debug:
+            raise
+        console.error_line("error", f"unexpected {type(exc).__name__}: {redact(exc)} (run with --debug for details)")
+        sys.exit(int(ExitCode.ERROR))

@@ -1,0 +1,160 @@
+"""Commands that work on a database directly: ``scan``, ``query``, ``check-config``, ``demo``."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from watchdog.cli import console
+from watchdog.cli.app import CONTEXT, GreedyOption, cli, config_option, resolve_db
+from watchdog.errors import ConfigError
+from watchdog.exit_codes import ExitCode
+from watchdog.run.scan_run import (
+    ScanOutcome,
+    expand_suite_paths,
+    run_scan,
+    timestamp_dir,
+)
+from watchdog.scan.scanner import DEFAULT_SAMPLE
+
+
+@cli.command(context_settings=CONTEXT)
+@click.option("--db", required=True, help="Database URL (SQLAlchemy form), or a database name from the config.")
+@click.option("--checks", "checks", cls=GreedyOption, required=True, metavar="PATH [PATH...]",
+              help="Check-suite YAML files (or folders of them).")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Folder for findings.json and report.md (default: reports/adhoc/<UTC timestamp>/).")
+@click.option("--json", "as_json", is_flag=True, help="Print the findings JSON on stdout instead of the table.")
+@click.option("--sample", type=click.IntRange(min=0), default=DEFAULT_SAMPLE, show_default=True,
+              help="Failing rows to fetch per breaching check (0: none).")
+@click.option("--timeout", "timeout_s", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="Seconds allowed per query (default: the database's timeout_s, else 30).")
+@click.option("--llm", is_flag=True, help="Also have an LLM write the report; its numbers are verified "
+              "(needs OPENAI_API_KEY and/or OPENAI_BASE_URL, or llm: in the config).")
+@config_option
+def scan(db: str, checks: tuple[str, ...], out_dir: Path | None, as_json: bool, sample: int,
+         timeout_s: float | None, llm: bool, config_path: Path | None) -> None:
+    """Run check suites against a database and write findings.json and report.md.
+
+    Exit code: 0 all passed, 1 a check failed, 2 only warnings, 3 an error
+    (bad suite, no connection, a check that could not run, --llm without an endpoint).
+
+    \b
+    Example:
+        watchdog scan --db sqlite:///reports/demo/crm.db --checks checks/demo_crm.yaml
+        watchdog scan --db postgresql://reader@db/shop --checks checks/ --out out/ --json
+        OPENAI_API_KEY=... watchdog scan --db crm --checks checks/demo_crm.yaml --llm
+    """
+    from watchdog.settings import load_settings_or_default
+
+    url, db_timeout, db_max_rows = resolve_db(db, config_path)
+    settings = load_settings_or_default(config_path) if llm else None
+    target = out_dir or timestamp_dir(Path("reports").resolve() / "adhoc")
+    with console.scan_progress(enabled=True) as progress:
+        outcome = run_scan(url, checks, out_dir=target, timeout_s=timeout_s or db_timeout, max_rows=db_max_rows,
+                           sample=sample, on_progress=progress, llm=llm, settings=settings)
+    _show_outcome(outcome, as_json)
+    sys.exit(int(outcome.exit_code))
+
+
+def _show_outcome(outcome: ScanOutcome, as_json: bool) -> None:
+    if as_json:
+        click.echo(outcome.doc.to_json(), nl=False)
+    else:
+        out = console.stdout()
+        out.print(console.summary_table(outcome.doc))
+        out.print(console.summary_line(outcome.doc))
+        out.print(f"findings: {outcome.findings_path}\nreport:   {outcome.report_path}")
+    if outcome.llm is not None:
+        console.llm_summary(outcome.llm)
+    if outcome.doc.error:
+        console.error_line("error", outcome.doc.error)
+
+
+@cli.command(context_settings=CONTEXT)
+@click.option("--db", required=True, help="Database URL, or a database name from the config.")
+@click.argument("sql")
+@click.option("--max-rows", type=click.IntRange(min=0), default=None, help="Most rows to return (default 1000).")
+@click.option("--timeout", "timeout_s", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="Seconds allowed (default 30).")
+@click.option("--json", "as_json", is_flag=True, help="Print {columns, rows, truncated} as JSON.")
+@config_option
+def query(db: str, sql: str, max_rows: int | None, timeout_s: float | None, as_json: bool,
+          config_path: Path | None) -> None:
+    """Run one read-only statement through the sandbox and print the rows.
+
+    Anything but a single read is refused (exit 3, a line starting `refused:`);
+    a failed statement prints a line starting `error:` (exit 3).
+
+    \b
+    Example:
+        watchdog query --db sqlite:///reports/demo/crm.db "SELECT status, count(*) FROM contacts GROUP BY 1"
+    """
+    from watchdog.sandbox import Sandbox
+
+    url, db_timeout, db_max_rows = resolve_db(db, config_path)
+    with Sandbox(url, timeout_s=timeout_s or db_timeout or 30, max_rows=db_max_rows or 1000) as box:
+        result = box.query(sql, max_rows=max_rows)
+    if as_json:
+        click.echo(console.query_json(result))
+    else:
+        out = console.stdout()
+        out.print(console.query_table(result))
+        note = " (truncated: more rows than --max-rows)" if result.truncated else ""
+        out.print(f"{len(result.rows)} row(s){note}")
+
+
+@cli.command("check-config", context_settings=CONTEXT)
+@config_option
+@click.option("--checks", "checks", cls=GreedyOption, metavar="PATH [PATH...]", default=(),
+              help="Extra suites to validate besides those of the configured audits.")
+def check_config(config_path: Path | None, checks: tuple[str, ...]) -> None:
+    """Validate the configuration and every check suite, without touching a database.
+
+    \b
+    Example:
+        watchdog check-config
+        watchdog check-config --config config/watchdog.yaml --checks checks/extra.yaml
+    """
+    from watchdog.scan.suites import SuiteError, load_suites
+    from watchdog.settings import load_settings
+
+    settings = load_settings(config_path)
+    paths = [settings.path(p) for audit in settings.audits.values() for p in audit.checks]
+    paths += expand_suite_paths(checks)
+    problems = []
+    count = 0
+    for path in dict.fromkeys(paths):
+        try:
+            count += sum(len(s.checks) for s in load_suites([path]))
+        except SuiteError as exc:
+            problems.extend(exc.problems)
+    if problems:
+        raise ConfigError(f"{len(problems)} problem(s) in check suites:" + "".join(f"\n  {p}" for p in problems))
+    click.echo(f"ok: {settings.source} ({len(settings.databases)} databases, {len(settings.audits)} audits), "
+               f"{len(dict.fromkeys(paths))} suites, {count} checks")
+
+
+@cli.command(context_settings=CONTEXT)
+@config_option
+def demo(config_path: Path | None) -> None:
+    """Build the demo CRM database (SQLite, planted defects) and run the demo audit on it.
+
+    Exits 0 when the audit ran (the planted defects are meant to be found), 3 on an error.
+
+    \b
+    Example:
+        watchdog demo
+    """
+    from watchdog.run.demo import run_demo
+    from watchdog.settings import load_settings
+
+    settings = load_settings(config_path)
+    with console.scan_progress() as progress:
+        run, _planted = run_demo(settings, on_progress=progress)
+    assert run.scan is not None
+    _show_outcome(run.scan, as_json=False)
+    click.echo(f"run {run.run_id} recorded in the history; latest: {run.run_dir.parent / 'latest'}")
+    sys.exit(int(ExitCode.ERROR) if run.exit_code == ExitCode.ERROR else 0)

@@ -1,0 +1,172 @@
+"""Run a configured audit: the one code path shared by ``watchdog run`` and the scheduler.
+
+1. retry the outbox; 2. record the run ``running``; 3. scan, write findings.json and report.md
+(trend marks against the previous run; the LLM report when the audit asks for it); 4. file the run
+(report.html, audit.json, ``latest``); 5. record the outcome; 6. deliver, or pause for review.
+A crash or a signal leaves the run ``interrupted``, never ``running``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from watchdog.delivery.base import RunPackage
+from watchdog.delivery.file import point_latest
+from watchdog.delivery.outbox import deliver_package, flush_outbox
+from watchdog.exit_codes import ExitCode
+from watchdog.history import DeliveryRecord, HistoryStore
+from watchdog.redact import redact
+from watchdog.run.scan_run import (
+    ScanOutcome,
+    reports_dir,
+    run_id_for,
+    run_scan,
+    timestamp_dir,
+)
+from watchdog.scan.scanner import Progress
+from watchdog.settings import Settings
+
+STATUS = {ExitCode.OK: "passed", ExitCode.WARNED: "warned", ExitCode.FAILED: "failed", ExitCode.ERROR: "error"}
+EXIT = {v: k for k, v in STATUS.items()}
+
+
+@dataclass
+class AuditRun:
+    run_id: str
+    audit: str
+    status: str                     # the scan's outcome: passed | warned | failed | error
+    run_dir: Path
+    scan: ScanOutcome | None = None
+    trends: dict[str, str] = field(default_factory=dict)
+    deliveries: list[dict[str, Any]] = field(default_factory=list)
+    awaiting_review: bool = False
+
+    @property
+    def exit_code(self) -> ExitCode:
+        """As ``scan``: the findings decide, whether or not delivery waits for review."""
+        return EXIT.get(self.status, ExitCode.ERROR)
+
+
+def execute_audit(settings: Settings, name: str, *, store: HistoryStore | None = None, models: Any = None,
+                  on_progress: Progress | None = None) -> AuditRun:
+    audit = settings.audit(name)
+    own_store = store is None
+    store = store or HistoryStore(settings.history_url())
+    try:
+        flush_outbox(settings, store)
+        run_dir = timestamp_dir(reports_dir(settings, audit.deliver) / name)
+        run_id = run_id_for(run_dir)
+        store.start_run(run_id, name, out_dir=str(run_dir))
+        try:
+            previous = store.previous_run(name, run_id)
+            outcome = run_scan(
+                settings.database_url(audit.database), [settings.path(p) for p in audit.checks], out_dir=run_dir,
+                timeout_s=settings.databases[audit.database].timeout_s,
+                max_rows=settings.databases[audit.database].max_rows, sample=audit.sample, on_progress=on_progress,
+                llm=audit.llm, settings=settings, models=models, run_id=run_id,
+                previous_findings=store.findings_of(previous.id) if previous else [])
+            status = STATUS[outcome.exit_code]
+            file_run(outcome, name, status, audit.review)
+            store.finish_run(run_id, status="awaiting_review" if audit.review else status,
+                             summary=outcome.doc.summary.model_dump(), out_dir=str(run_dir),
+                             findings=[f.model_dump(mode="json") for f in outcome.doc.findings],
+                             trends=outcome.trends, verification=_llm_summary(outcome), error=outcome.doc.error)
+        except BaseException as exc:  # never leave a run `running`
+            interrupted = isinstance(exc, (KeyboardInterrupt, SystemExit))
+            store.finish_run(run_id, status="interrupted" if interrupted else "error", error=redact(exc))
+            raise
+        run = AuditRun(run_id, name, status, run_dir, outcome, outcome.trends or {})
+        run.deliveries = start_delivery(settings, store, run_id, name, run_dir, review=audit.review)
+        run.awaiting_review = audit.review
+        return run
+    finally:
+        if own_store:
+            store.close()
+
+
+def file_run(outcome: ScanOutcome, audit: str, status: str, review: bool) -> None:
+    """report.html and audit.json beside findings.json and report.md, and ``latest`` pointing here."""
+    from watchdog.report.html import render_html
+
+    run_dir = outcome.out_dir
+    (run_dir / "report.html").write_text(render_html(outcome.doc, trends=outcome.trends, audit=audit),
+                                         encoding="utf-8")
+    audit_path = run_dir / "audit.json"
+    llm = json.loads(audit_path.read_text(encoding="utf-8")) if audit_path.is_file() else None
+    meta = {"run_id": outcome.doc.run_id, "audit": audit, "status": status, "review_required": review,
+            "summary": outcome.doc.summary.model_dump(), "trends": outcome.trends, "llm": llm}
+    audit_path.write_text(json.dumps(meta, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
+    point_latest(run_dir.parent, run_dir)
+
+
+def _llm_summary(outcome: ScanOutcome) -> dict[str, Any] | None:
+    if outcome.llm is None:
+        return None
+    return {"outcome": outcome.llm.outcome, "reason": outcome.llm.reason, "fix_rounds": outcome.llm.fix_rounds,
+            "replans": outcome.llm.replans, "tokens": outcome.llm.tokens}
+
+
+# ---- delivery, through the review gate
+
+
+def _delivery_graph(settings: Settings, store: HistoryStore, saver: Any) -> Any:
+    from watchdog.run.review_gate import build_delivery_graph
+
+    def deliver(state: dict[str, Any]) -> list[dict[str, Any]]:
+        package = RunPackage.load(Path(state["run_dir"]))
+        records = deliver_package(package, settings.audit(state["audit"]).deliver, settings, store)
+        decision = state.get("decision") or {}
+        if state.get("review"):
+            store.set_status(state["run_id"], package.status, review={"decision": "approved", "by": decision.get("by")})
+        return [_record_dict(r) for r in records]
+
+    def reject(state: dict[str, Any]) -> None:
+        package = RunPackage.load(Path(state["run_dir"]))
+        decision = state.get("decision") or {}
+        store.set_status(state["run_id"], package.status,
+                         review={"decision": "rejected", "reason": decision.get("reason"), "by": decision.get("by")})
+
+    return build_delivery_graph(deliver, reject, saver)
+
+
+def start_delivery(settings: Settings, store: HistoryStore, run_id: str, audit: str, run_dir: Path, *,
+                   review: bool) -> list[dict[str, Any]]:
+    from watchdog.graph.checkpoints import checkpointer
+    from watchdog.run.review_gate import thread_config
+
+    with checkpointer(settings.state_path()) as saver:
+        graph = _delivery_graph(settings, store, saver)
+        state = graph.invoke({"run_id": run_id, "audit": audit, "run_dir": str(run_dir), "review": review},
+                             thread_config(run_id), durability="sync")
+    return state.get("delivered") or []
+
+
+def decide_review(settings: Settings, run_id: str, *, approved: bool, reason: str | None = None,
+                  store: HistoryStore | None = None) -> list[dict[str, Any]]:
+    """Approve (deliver) or reject (record why) a run awaiting review, from any process."""
+    from watchdog.errors import WatchdogError
+    from watchdog.graph.checkpoints import checkpointer
+    from watchdog.run.review_gate import resume_command, thread_config
+
+    own_store = store is None
+    store = store or HistoryStore(settings.history_url())
+    try:
+        run = store.get_run(run_id)
+        if run is None or run.status != "awaiting_review":
+            state = "unknown" if run is None else run.status
+            raise WatchdogError(f"run {run_id!r} is not awaiting review (it is {state})")
+        with checkpointer(settings.state_path()) as saver:
+            graph = _delivery_graph(settings, store, saver)
+            state = graph.invoke(resume_command(approved, reason), thread_config(run_id), durability="sync")
+        return state.get("delivered") or []
+    finally:
+        if own_store:
+            store.close()
+
+
+def _record_dict(record: DeliveryRecord) -> dict[str, Any]:
+    return {"channel": record.channel, "target": record.target, "status": record.status,
+            "attempts": record.attempts, "last_error": record.last_error}

@@ -1,0 +1,23 @@
+"""Check types, one small module each, registered by name (see ``base.register``)."""
+
+from watchdog.scan.check_types import (  # noqa: F401  (importing registers them)
+    accepted_values,
+    custom_sql,
+    foreign_key,
+    freshness,
+    not_null,
+    pattern,
+    range_check,
+    row_count,
+    unique,
+)
+from watchdog.scan.check_types.base import (
+    Aggregate,
+    Check,
+    Measurement,
+    Metric,
+    Standalone,
+    check_types,
+)
+
+__all__ = ["Aggregate", "Check", "Measurement", "Metric", "Standalone", "check_types"]

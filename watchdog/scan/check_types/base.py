@@ -1,0 +1,172 @@
+"""What every check type shares: options, declared metrics, measurement and status.
+
+A check type is a small class registered by name with :func:`register`. It declares the
+metrics it needs (:class:`Aggregate` columns that the planner batches into one SELECT per
+table and filter, or :class:`Standalone` queries of its own), then turns the measured
+values into a :class:`Measurement`. It never runs SQL itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+from sqlglot import exp
+
+from watchdog.scan import sqlbuild
+
+Severity = Literal["fail", "warn"]
+
+
+class CheckOptions(BaseModel):
+    """Options every check takes."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str | None = Field(default=None, min_length=1)
+    severity: Severity = "fail"
+    where: str | None = Field(default=None, min_length=1)
+    description: str | None = None
+
+
+class RowCheckOptions(CheckOptions):
+    """Row-level checks also take thresholds: failing rows tolerated, as a count or a rate."""
+
+    max_count: int | None = Field(default=None, ge=0)
+    max_rate: float | None = Field(default=None, ge=0, le=1)
+
+
+class ColumnOptions(RowCheckOptions):
+    column: str = Field(min_length=1)
+
+
+@dataclass(frozen=True)
+class Aggregate:
+    """One aggregate expression over ``table`` filtered by ``where``; batched by the planner."""
+
+    table: str
+    where: str | None
+    key: str
+    expression: exp.Expression = field(compare=False, hash=False, repr=False)
+
+    @classmethod
+    def of(cls, table: str, where: str | None, expression: exp.Expression) -> Aggregate:
+        return cls(table, where, expression.sql(), expression)
+
+
+@dataclass(frozen=True)
+class Standalone:
+    """A statement of its own that returns one row; ``sql`` is already rendered for the dialect."""
+
+    key: str
+    sql: str = field(compare=False)
+
+
+Metric = Aggregate | Standalone
+
+
+@dataclass
+class Measurement:
+    failing: int | None = None
+    total: int | None = None
+    observed: float | int | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def rate(self) -> float | None:
+        if self.failing is None or not self.total:
+            return None
+        return self.failing / self.total
+
+
+_REGISTRY: dict[str, type[Check]] = {}
+
+
+def register(cls: type[Check]) -> type[Check]:
+    """Class decorator: make a check type available in suites under ``cls.kind``."""
+    _REGISTRY[cls.kind] = cls
+    return cls
+
+
+def check_types() -> dict[str, type[Check]]:
+    return dict(_REGISTRY)
+
+
+class Check:
+    """A configured check on one table (or a custom query)."""
+
+    kind: ClassVar[str]
+    Options: ClassVar[type[BaseModel]] = CheckOptions
+    #: the option a short form (``- not_null: email``) sets; None when there is no short form
+    short_form: ClassVar[str | None] = "column"
+    #: thresholds max_count / max_rate make sense (row-level checks)
+    row_level: ClassVar[bool] = True
+
+    def __init__(self, table: str | None, options: Any, params: dict[str, Any], source: str = ""):
+        self.table = table
+        self.options = options
+        self.params = params
+        self.source = source
+
+    # ---- naming
+    @property
+    def column(self) -> str | None:
+        value = getattr(self.options, "column", None)
+        return value if isinstance(value, str) else None
+
+    @property
+    def columns(self) -> list[str] | None:
+        return None
+
+    @property
+    def name(self) -> str:
+        if self.options.name:
+            return self.options.name
+        target = "+".join(self.columns) if self.columns else self.column
+        return ".".join(p for p in (self.table, target, self.kind) if p)
+
+    # ---- SQL building helpers
+    def filter(self, dialect: str) -> exp.Expression | None:
+        where = getattr(self.options, "where", None)
+        return sqlbuild.condition(where, dialect) if where else None
+
+    def total_metric(self) -> Aggregate:
+        return Aggregate.of(self.table or "", getattr(self.options, "where", None), sqlbuild.count_star())
+
+    def finding_sql(self, dialect: str) -> str | None:
+        """The runnable SQL recorded in the finding: it selects the failing rows."""
+        query = self.failing_rows(dialect)
+        return query.sql(dialect=dialect) if query is not None else None
+
+    # ---- to implement
+    def metrics(self, dialect: str) -> list[Metric]:
+        raise NotImplementedError
+
+    def measure(self, values: dict[Metric, Any], dialect: str) -> Measurement:
+        raise NotImplementedError
+
+    def failing_rows(self, dialect: str) -> exp.Expression | None:
+        """A SELECT of the failing rows (for samples and the findings' ``sql``), or None."""
+        return None
+
+    def sample_query(self, dialect: str, rows: int) -> exp.Expression | None:
+        """A cheap SELECT of a few failing rows (default: the failing rows, limited)."""
+        query = self.failing_rows(dialect)
+        return query.limit(rows) if isinstance(query, exp.Select) else None
+
+    def breached(self, m: Measurement) -> bool:
+        if m.failing is None:
+            return False
+        max_count = getattr(self.options, "max_count", None)
+        max_rate = getattr(self.options, "max_rate", None)
+        if max_count is None and max_rate is None:
+            return m.failing > 0
+        over_count = max_count is not None and m.failing > max_count
+        over_rate = max_rate is not None and m.rate is not None and m.rate > max_rate
+        return over_count or over_rate
+
+
+def as_int(value: Any) -> int:
+    """Aggregates come back as int, Decimal, float or NULL (SUM over no rows): make them ints."""
+    return 0 if value is None else int(value)

@@ -1,0 +1,16 @@
+"""``not_null``: rows where the column IS NULL."""
+
+from sqlglot import exp
+
+from watchdog.scan import sqlbuild
+from watchdog.scan.check_types.base import ColumnOptions, register
+from watchdog.scan.check_types.row_condition import RowConditionCheck
+
+
+@register
+class NotNull(RowConditionCheck):
+    kind = "not_null"
+    Options = ColumnOptions
+
+    def condition(self, dialect: str) -> exp.Expression:
+        return exp.Is(this=sqlbuild.column(self.column or ""), expression=exp.Null())

@@ -1,0 +1,31 @@
+"""Row-level checks that count rows matching a failing condition, batched into one SELECT."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlglot import exp
+
+from watchdog.scan import sqlbuild
+from watchdog.scan.check_types.base import Aggregate, Check, Measurement, Metric, as_int
+
+
+class RowConditionCheck(Check):
+    """failing = rows where :meth:`condition` holds; total = rows after ``where``."""
+
+    def condition(self, dialect: str) -> exp.Expression:
+        raise NotImplementedError
+
+    def _failing_metric(self, dialect: str) -> Aggregate:
+        return Aggregate.of(self.table or "", self.options.where, sqlbuild.case_count(self.condition(dialect)))
+
+    def metrics(self, dialect: str) -> list[Metric]:
+        self.filter(dialect)  # validate the where condition early
+        return [self.total_metric(), self._failing_metric(dialect)]
+
+    def measure(self, values: dict[Metric, Any], dialect: str) -> Measurement:
+        return Measurement(failing=as_int(values[self._failing_metric(dialect)]), total=as_int(values[self.total_metric()]))
+
+    def failing_rows(self, dialect: str) -> exp.Expression:
+        where = sqlbuild.and_all(self.condition(dialect), self.filter(dialect))
+        return exp.select("*").from_(sqlbuild.table(self.table or "")).where(where)

@@ -1,0 +1,58 @@
+"""``row_count``: ``observed`` is the number of rows (after ``where``); fails outside [min, max].
+
+With neither bound given, the table must not be empty (min 1).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field, model_validator
+from sqlglot import exp
+
+from watchdog.scan import sqlbuild
+from watchdog.scan.check_types.base import (
+    Check,
+    CheckOptions,
+    Measurement,
+    Metric,
+    as_int,
+    register,
+)
+
+
+class RowCountOptions(CheckOptions):
+    min: int | None = Field(default=None, ge=0)
+    max: int | None = Field(default=None, ge=0)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> "RowCountOptions":
+        if self.min is not None and self.max is not None and self.min > self.max:
+            raise ValueError(f"min ({self.min}) is greater than max ({self.max})")
+        return self
+
+
+@register
+class RowCount(Check):
+    kind = "row_count"
+    Options = RowCountOptions
+    short_form = None
+    row_level = False
+
+    def metrics(self, dialect: str) -> list[Metric]:
+        self.filter(dialect)
+        return [self.total_metric()]
+
+    def measure(self, values: dict[Metric, Any], dialect: str) -> Measurement:
+        count = as_int(values[self.total_metric()])
+        return Measurement(total=count, observed=count)
+
+    def breached(self, m: Measurement) -> bool:
+        low = self.options.min if self.options.min is not None else (1 if self.options.max is None else None)  # type: ignore[attr-defined]
+        high = self.options.max  # type: ignore[attr-defined]
+        observed = int(m.observed or 0)
+        return (low is not None and observed < low) or (high is not None and observed > high)
+
+    def finding_sql(self, dialect: str) -> str:
+        query = exp.select(sqlbuild.count_star()).from_(sqlbuild.table(self.table or "")).where(self.filter(dialect))
+        return query.sql(dialect=dialect)

@@ -1,0 +1,90 @@
+"""Batch the metrics that checks declare into as few statements as possible.
+
+All aggregate metrics over one table and filter become one SELECT (split only when it
+grows very long); each unique check is one GROUP BY statement, each foreign key one
+anti-join, each custom query itself. Identical metrics are computed once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from sqlglot import exp
+
+from watchdog.errors import WatchdogError
+from watchdog.scan import sqlbuild
+from watchdog.scan.check_types import Aggregate, Check, Metric, Standalone
+
+MAX_COLUMNS_PER_SELECT = 200
+MAX_SQL_CHARS = 60_000
+
+
+@dataclass
+class Statement:
+    """One statement to run: a batch of aggregates (one column each) or one standalone query."""
+
+    sql: str
+    metrics: list[Metric]
+    table: str | None = None
+    where: str | None = None
+
+    @property
+    def is_batch(self) -> bool:
+        return bool(self.metrics) and isinstance(self.metrics[0], Aggregate)
+
+
+@dataclass
+class Plan:
+    statements: list[Statement] = field(default_factory=list)
+    #: the metrics each check needs, by check name
+    needs: dict[str, list[Metric]] = field(default_factory=dict)
+    #: checks that could not be planned (e.g. an invalid ``where``), with the reason
+    errors: dict[str, str] = field(default_factory=dict)
+
+
+def plan(checks: list[Check], dialect: str, *, max_columns: int = MAX_COLUMNS_PER_SELECT,
+         max_chars: int = MAX_SQL_CHARS) -> Plan:
+    result = Plan()
+    batches: dict[tuple[str, str | None], list[Aggregate]] = {}
+    standalone: dict[str, Standalone] = {}
+    for check in checks:
+        try:
+            metrics = check.metrics(dialect)
+        except (WatchdogError, ValueError) as exc:
+            result.errors[check.name] = str(exc)
+            continue
+        result.needs[check.name] = metrics
+        for metric in metrics:
+            if isinstance(metric, Aggregate):
+                batch = batches.setdefault((metric.table, metric.where), [])
+                if metric not in batch:
+                    batch.append(metric)
+            else:
+                standalone.setdefault(metric.key, metric)
+    for (table, where), aggregates in batches.items():
+        result.statements.extend(batch_statements(table, where, aggregates, dialect, max_columns, max_chars))
+    result.statements.extend(Statement(m.sql, [m]) for m in standalone.values())
+    return result
+
+
+def batch_statements(table: str, where: str | None, aggregates: list[Aggregate], dialect: str,
+                     max_columns: int = MAX_COLUMNS_PER_SELECT, max_chars: int = MAX_SQL_CHARS) -> list[Statement]:
+    """One SELECT of all ``aggregates`` over ``table``/``where``, split into several only when too long."""
+    condition = sqlbuild.condition(where, dialect) if where else None
+    chunks: list[list[Aggregate]] = [[]]
+    size = 0
+    for metric in aggregates:
+        cost = len(metric.expression.sql(dialect=dialect)) + 10
+        if chunks[-1] and (len(chunks[-1]) >= max_columns or size + cost > max_chars):
+            chunks.append([])
+            size = 0
+        chunks[-1].append(metric)
+        size += cost
+    statements = []
+    for chunk in chunks:
+        columns = [exp.alias_(m.expression.copy(), f"m{i}") for i, m in enumerate(chunk)]
+        query = exp.select(*columns).from_(sqlbuild.table(table))
+        if condition is not None:
+            query = query.where(condition.copy())
+        statements.append(Statement(query.sql(dialect=dialect), list(chunk), table, where))
+    return statements

@@ -1,0 +1,163 @@
+"""Run checks through the sandbox and turn measured values into findings.
+
+The scanner executes the planner's statements (never pulling table rows into Python to
+count them), isolates failures so one broken check cannot stop the others, and fetches
+a few failing rows for each check that breaches.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+from watchdog import __version__
+from watchdog.errors import (
+    DatabaseUnavailable,
+    QueryError,
+    QueryTimeout,
+    SandboxError,
+    WatchdogError,
+)
+from watchdog.findings import SAMPLE_TEXT_LIMIT, Finding, FindingsDoc, Summary, jsonable
+from watchdog.redact import redact
+from watchdog.sandbox import Sandbox
+from watchdog.scan.check_types import Check, Metric
+from watchdog.scan.planner import Statement, batch_statements, plan
+
+Progress = Callable[[int, int, str], None]
+DEFAULT_SAMPLE = 5
+
+
+@dataclass
+class _Measured:
+    values: dict[Metric, Any] = field(default_factory=dict)
+    failures: dict[Metric, str] = field(default_factory=dict)
+    unavailable: str | None = None
+
+
+def scan(sandbox: Sandbox, checks: list[Check], *, sample: int = DEFAULT_SAMPLE, suites: list[str] | None = None,
+         on_progress: Progress | None = None) -> FindingsDoc:
+    """Run ``checks`` and return the findings document (never raises for a check's own failure)."""
+    started = datetime.now(timezone.utc)
+    clock = time.monotonic()
+    the_plan = plan(checks, sandbox.dialect)
+    measured = _Measured()
+    steps = len(the_plan.statements)
+    for i, statement in enumerate(the_plan.statements):
+        if on_progress:
+            on_progress(i, steps, statement.table or "custom query")
+        _run_statement(sandbox, statement, measured)
+    if on_progress:
+        on_progress(steps, steps, "samples")
+    findings = [_finding(sandbox, check, the_plan.needs.get(check.name), the_plan.errors.get(check.name), measured,
+                         sample) for check in checks]
+    return FindingsDoc(
+        database=sandbox.display_url,
+        started_at=started.isoformat(timespec="seconds").replace("+00:00", "Z"),
+        duration_s=round(time.monotonic() - clock, 3),
+        summary=Summary.of(findings),
+        findings=findings,
+        suites=suites or [],
+        watchdog_version=__version__,
+        error=measured.unavailable,
+    )
+
+
+def _run_statement(sandbox: Sandbox, statement: Statement, measured: _Measured) -> None:
+    if measured.unavailable:
+        for metric in statement.metrics:
+            measured.failures[metric] = measured.unavailable
+        return
+    try:
+        result = sandbox.query(statement.sql, max_rows=2)
+    except DatabaseUnavailable as exc:
+        measured.unavailable = f"database unavailable: {redact(exc)}"
+        _run_statement(sandbox, statement, measured)
+        return
+    except QueryTimeout as exc:
+        for metric in statement.metrics:
+            measured.failures[metric] = f"timed out: {exc}"
+        return
+    except SandboxError as exc:
+        if statement.is_batch and len(statement.metrics) > 1:
+            _run_one_by_one(sandbox, statement, measured)
+        else:
+            for metric in statement.metrics:
+                measured.failures[metric] = f"{exc.prefix}: {redact(exc)}"
+        return
+    if not result.rows:
+        for metric in statement.metrics:
+            measured.failures[metric] = "the query returned no row"
+        return
+    if len(result.rows) > 1 and not statement.is_batch:
+        for metric in statement.metrics:
+            measured.failures[metric] = "the query must return exactly one row"
+        return
+    row = result.rows[0]
+    if statement.is_batch:
+        for metric, value in zip(statement.metrics, row):
+            measured.values[metric] = value
+    else:
+        measured.values[statement.metrics[0]] = row
+
+
+def _run_one_by_one(sandbox: Sandbox, statement: Statement, measured: _Measured) -> None:
+    """A batch failed: run its aggregates one at a time so only the broken ones get the error."""
+    for metric in statement.metrics:
+        single = batch_statements(statement.table or "", statement.where, [metric], sandbox.dialect)[0]
+        _run_statement(sandbox, single, measured)
+
+
+def _finding(sandbox: Sandbox, check: Check, needs: list[Metric] | None, plan_error: str | None,
+             measured: _Measured, sample: int) -> Finding:
+    base = dict(name=check.name, check=check.kind, table=check.table, column=check.column, columns=check.columns,
+                severity=check.options.severity, params=jsonable(check.params),
+                description=check.options.description)
+    try:
+        base["sql"] = check.finding_sql(sandbox.dialect)
+    except WatchdogError:
+        base["sql"] = None
+    if plan_error or needs is None:
+        return Finding(**base, status="error", error=redact(plan_error or "could not plan this check"))
+    failures = [measured.failures[m] for m in needs if m in measured.failures]
+    if failures:
+        return Finding(**base, status="error", error=_explain(failures[0], check))
+    try:
+        m = check.measure({metric: measured.values[metric] for metric in needs}, sandbox.dialect)
+    except (QueryError, ValueError, TypeError) as exc:
+        return Finding(**base, status="error", error=redact(exc))
+    status = check.options.severity if check.breached(m) else "pass"
+    finding = Finding(**base, status=status, failing=m.failing, total=m.total, rate=m.rate, observed=m.observed,
+                      details=jsonable(m.details))
+    if status != "pass" and sample > 0:
+        _add_sample(sandbox, check, finding, sample)
+    return finding
+
+
+_MISSING_OBJECT = re.compile(r"no such (table|column)|(relation|column) .* does not exist|doesn't exist|"
+                             r"unknown column", re.IGNORECASE)
+
+
+def _explain(message: str, check: Check) -> str:
+    if check.table and _MISSING_OBJECT.search(message):
+        return redact(f"{message} (check `{check.table}` and its columns in the suite)")
+    return redact(message)
+
+
+def _add_sample(sandbox: Sandbox, check: Check, finding: Finding, sample: int) -> None:
+    try:
+        query = check.sample_query(sandbox.dialect, sample)
+    except WatchdogError:
+        return
+    if query is None:
+        return
+    try:
+        result = sandbox.query(query.sql(dialect=sandbox.dialect), max_rows=sample)
+    except SandboxError as exc:
+        finding.details["sample_error"] = redact(exc)
+        return
+    finding.sample = [jsonable(row, SAMPLE_TEXT_LIMIT) for row in result.as_dicts()]

@@ -1,0 +1,222 @@
+"""Read check suites (``checks/*.yaml``) into checks, with errors that name file, line and field.
+
+A suite is validated whole before any query runs; every problem found is reported at once.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from watchdog.errors import ConfigError
+from watchdog.scan.check_types import Check, check_types
+from watchdog.yaml_lines import DuplicateKeyError, YamlLines, load_with_lines
+
+TOP_LEVEL_KEYS = ("tables", "custom_sql")
+#: options that have fields of their own in a finding, so they are not repeated in ``params``
+NOT_PARAMS = {"name", "description", "severity", "column"}
+
+
+@dataclass
+class Suite:
+    path: Path
+    checks: list[Check] = field(default_factory=list)
+
+
+@dataclass
+class SuiteProblem:
+    path: Path
+    line: int | None
+    where: str
+    message: str
+
+    def __str__(self) -> str:
+        location = f"{self.path}:{self.line}" if self.line else str(self.path)
+        return f"{location}: {self.where}: {self.message}" if self.where else f"{location}: {self.message}"
+
+
+class SuiteError(ConfigError):
+    """One or more problems in check suites; ``problems`` lists them all."""
+
+    def __init__(self, problems: Sequence[SuiteProblem]):
+        self.problems = list(problems)
+        head = f"{len(self.problems)} problem(s) in check suites:" if len(self.problems) > 1 else "invalid check suite:"
+        super().__init__(head + "".join(f"\n  {p}" for p in self.problems))
+
+
+def load_suites(paths: Iterable[str | Path]) -> list[Suite]:
+    """Load every suite; raise :class:`SuiteError` listing all problems (also duplicate check names)."""
+    suites: list[Suite] = []
+    problems: list[SuiteProblem] = []
+    for path in paths:
+        suite, found = _load_one(Path(path))
+        problems.extend(found)
+        if suite:
+            suites.append(suite)
+    seen: dict[str, Path] = {}
+    for suite in suites:
+        for check in suite.checks:
+            if check.name in seen:
+                problems.append(SuiteProblem(suite.path, None, check.name,
+                                             f"two checks are named {check.name!r}; give one a different `name`"))
+            seen[check.name] = suite.path
+    if problems:
+        raise SuiteError(problems)
+    return suites
+
+
+def load_suite(path: str | Path) -> Suite:
+    return load_suites([path])[0]
+
+
+def _load_one(path: Path) -> tuple[Suite | None, list[SuiteProblem]]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        return None, [SuiteProblem(path, None, "", f"cannot read the file: {exc.strerror or exc}")]
+    try:
+        data, lines = load_with_lines(text)
+    except DuplicateKeyError as exc:
+        return None, [SuiteProblem(path, exc.line, "", str(exc))]
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        reason = getattr(exc, "problem", None) or str(exc)
+        return None, [SuiteProblem(path, mark.line + 1 if mark else None, "", f"not valid YAML: {reason}")]
+    return _SuiteReader(path, lines).read(data)
+
+
+class _SuiteReader:
+    def __init__(self, path: Path, lines: YamlLines):
+        self.path = path
+        self.lines = lines
+        self.problems: list[SuiteProblem] = []
+        self.types = check_types()
+
+    def problem(self, at: tuple[Any, ...], message: str) -> None:
+        self.problems.append(SuiteProblem(self.path, self.lines.line(at), _dotted(at), message))
+
+    def read(self, data: Any) -> tuple[Suite | None, list[SuiteProblem]]:
+        suite = Suite(self.path)
+        if data is None:
+            self.problem((), "the suite is empty; expected `tables:` and/or `custom_sql:`")
+            return None, self.problems
+        if not isinstance(data, dict):
+            self.problem((), f"expected a mapping with `tables:` and/or `custom_sql:`, got {_kind(data)}")
+            return None, self.problems
+        for key in data:
+            if key not in TOP_LEVEL_KEYS:
+                self.problem((key,), f"unknown section{_suggest(key, TOP_LEVEL_KEYS)}; expected one of {', '.join(TOP_LEVEL_KEYS)}")
+        tables = data.get("tables") or {}
+        if not isinstance(tables, dict):
+            self.problem(("tables",), f"expected a mapping of table name to a list of checks, got {_kind(tables)}")
+            tables = {}
+        for table, entries in tables.items():
+            if not isinstance(entries, list):
+                self.problem(("tables", table), f"expected a list of checks, got {_kind(entries)}")
+                continue
+            for i, entry in enumerate(entries):
+                check = self.read_check(str(table), entry, ("tables", table, i))
+                if check:
+                    suite.checks.append(check)
+        customs = data.get("custom_sql") or []
+        if not isinstance(customs, list):
+            self.problem(("custom_sql",), f"expected a list of queries, got {_kind(customs)}")
+            customs = []
+        for i, entry in enumerate(customs):
+            at = ("custom_sql", i)
+            if not isinstance(entry, dict):
+                self.problem(at, f"expected a mapping with name and sql, got {_kind(entry)}")
+                continue
+            check = self.build("custom_sql", None, dict(entry), at, {k: at + (k,) for k in entry})
+            if check:
+                suite.checks.append(check)
+        return (suite if not self.problems else None), self.problems
+
+    def read_check(self, table: str, entry: Any, at: tuple[Any, ...]) -> Check | None:
+        known = [k for k in self.types if k != "custom_sql"]
+        if isinstance(entry, str):
+            entry = {entry: None}
+        if not isinstance(entry, dict):
+            self.problem(at, f"expected a check such as `not_null: column`, got {_kind(entry)}")
+            return None
+        kinds = [k for k in entry if k in known]
+        if len(kinds) != 1:
+            if not kinds:
+                first = next(iter(entry), "")
+                self.problem(at + (first,), f"unknown check type {first!r}{_suggest(first, known)}; "
+                                            f"known: {', '.join(sorted(known))}")
+            else:
+                self.problem(at, f"one check per list item, found {', '.join(kinds)}")
+            return None
+        kind = kinds[0]
+        value = entry[kind]
+        options: dict[str, Any] = {}
+        origin: dict[str, tuple[Any, ...]] = {}
+        short = self.types[kind].short_form
+        if isinstance(value, dict):
+            options.update(value)
+            origin.update({k: at + (kind, k) for k in value})
+        elif value is not None:
+            if short is None:
+                self.problem(at + (kind,), f"{kind} takes a mapping of options, e.g. `{kind}: {{min: 1}}`")
+                return None
+            options[short] = value
+            origin[short] = at + (kind,)
+        for key, extra in entry.items():
+            if key == kind:
+                continue
+            if key in options:
+                self.problem(at + (key,), f"{key!r} is given twice")
+                return None
+            options[key] = extra
+            origin[key] = at + (key,)
+        return self.build(kind, table, options, at + (kind,), origin)
+
+    def build(self, kind: str, table: str | None, options: dict[str, Any], at: tuple[Any, ...],
+              origin: dict[str, tuple[Any, ...]]) -> Check | None:
+        cls = self.types[kind]
+        try:
+            parsed = cls.Options.model_validate(options)
+        except ValidationError as exc:
+            for err in exc.errors():
+                loc = err.get("loc") or ()
+                field_name = str(loc[0]) if loc else ""
+                where = origin.get(field_name, at + ((field_name,) if field_name else ()))
+                self.problem(where + tuple(loc[1:]), _pydantic_message(err, field_name))
+            return None
+        params = {k: v for k, v in options.items() if k not in NOT_PARAMS}
+        return cls(table, parsed, params, source=str(self.path))
+
+
+def _pydantic_message(err: dict[str, Any], field_name: str) -> str:
+    kind = err.get("type", "")
+    if kind == "extra_forbidden":
+        return f"unknown option {field_name!r}"
+    if kind == "missing":
+        return f"missing required option {field_name!r}"
+    message = str(err.get("msg", "invalid value")).removeprefix("Value error, ")
+    if "input" in err and kind not in ("value_error",):
+        message += f" (got {err['input']!r:.80})"
+    return message
+
+
+def _dotted(path: tuple[Any, ...]) -> str:
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def _kind(value: Any) -> str:
+    return {dict: "a mapping", list: "a list", str: "a string", type(None): "nothing"}.get(type(value), type(value).__name__)
+
+
+def _suggest(word: Any, options: Iterable[str]) -> str:
+    close = difflib.get_close_matches(str(word), list(options), n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""

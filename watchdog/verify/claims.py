@@ -1,0 +1,300 @@
+"""Which numbers in a unit are claims about its finding, and of what kind.
+
+:func:`find_claims` masks what is never a count (dates, names, code, unknown check names, the finding's
+quoted description), extracts the numbers (:mod:`watchdog.verify.numbers`) and asks
+:func:`claim` what each one says about the finding: a kind (``failing``, ``failing_strict``, ``total``,
+``dup``, ``excess``, ``generic``, ``rate``, ``age``, ``threshold``, or a table header's kind) and
+whether the claim is strong enough to be flagged when wrong. See the rules in
+:mod:`watchdog.verify` ("Which numbers are claims", "What kind of count").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from watchdog.verify.locate import CHECK_TYPES, Index, IndexedFinding, Mention
+from watchdog.verify.markdown import Code
+from watchdog.verify.numbers import MASK, Num, extract_numbers, mask_non_numbers
+
+__all__ = ["AFTER_STOP", "COUNT_NOUNS", "claim", "find_claims"]
+
+COUNT_NOUNS = {
+    "row", "rows", "record", "records", "entry", "entries", "value", "values", "null", "nulls", "duplicate",
+    "duplicates", "orphan", "orphans", "violation", "violations", "failure", "failures", "case", "cases",
+    "instance", "instances", "occurrence", "occurrences", "line", "lines", "item", "items", "id", "ids",
+    "group", "groups", "reference", "references", "address", "addresses", "email", "emails", "dupes", "copies",
+    "copy", "keys", "key",
+}
+_ROW_NOUNS = {"row", "rows", "record", "records", "entry", "entries", "line", "lines", "item", "items", "case", "cases",
+              "instance", "instances", "occurrence", "occurrences"}
+_COUNT_NOUN_RE = re.compile(r"\b(?:" + "|".join(sorted(COUNT_NOUNS)) + r")\b")
+# a noun that belongs to one kind of check only: said of another check it is not about that finding
+_TYPE_WORDS = {
+    "null": {"not_null"}, "nulls": {"not_null"}, "blank": {"not_null"}, "blanks": {"not_null"},
+    "duplicate": {"unique"}, "duplicates": {"unique"}, "duplicated": {"unique"}, "dupes": {"unique"},
+    "orphan": {"foreign_key"}, "orphans": {"foreign_key"}, "orphaned": {"foreign_key"},
+    "dangling": {"foreign_key"}, "unmatched": {"foreign_key"}, "malformed": {"pattern"},
+    "negative": {"range"}, "out-of-range": {"range"},
+}
+_FAIL_WORDS = re.compile(
+    r"\b(?:fail\w*|nulls?|missing|invalid|bad|orphan\w*|duplicat\w*|dupes?|violat\w*|malformed|broken|unmatched|"
+    r"dangling|wrong|non-?conforming|unexpected|unknown|erroneous|problem\w*|affected|flagged|offending|"
+    r"out-of-range|out\s+of\s+range|blank|empty|negative|implausible|lack\w*|without|breach\w*|stale|"
+    r"no\s+matching|(?:do|does|did)\s+not|(?:don|doesn|didn)['’]t|ha(?:ve|s)\s+no|are\s+not|is\s+not|"
+    r"outside|exceed\w*|too\s+\w+|issues?|errors?|mismatch\w*|repeat\w*|shared)\b")
+_COMPLEMENT = re.compile(
+    r"\b(?:non-?null|not\s+null|valid|passing|pass|passed|good|clean|correct|ok|fine|remaining|rest|conforming|"
+    r"populated|present|healthy|unique|well-formed|ha(?:ve|s)\s+(?:an?|the)\b|with\s+(?:an?|the)\s+(?!missing|"
+    r"null|invalid|bad|wrong)|matching\s+(?!no)|in\s+range|within)\b")
+_TOTAL_WORDS = re.compile(
+    r"\b(?:total|checked|scanned|examined|looked\s+at|evaluated|tested|inspected|in\s+all|altogether|"
+    r"in\s+the\s+table|overall)\b")
+_THRESHOLD_WORDS = re.compile(
+    r"\b(?:toleran\w*|tolerat\w*|allowed|allowance|permitted|permissible|limit\w*|threshold\w*|maximum|minimum|"
+    r"max|min|expected|expect|required|budget|cap|acceptable|accepted|bound\w*|at\s+most|at\s+least|"
+    r"up\s+to|no\s+more\s+than|target|ceiling|floor|average|median|mean|benchmark|typical|industry|baseline|goal|"
+    r"norm|sla|slo|kpi)\b")
+_DUP_WORDS = re.compile(
+    r"\b(?:distinct|different|unique)\b.*\b(?:duplicat\w*|repeat\w*|values?\s+(?:that\s+)?(?:appear|occur)\w*|"
+    r"shared|recurring)\b|\b(?:duplicat\w*|repeat\w*)\s+(?:groups?|sets?|keys?)\b|\bgroups?\b|"
+    r"\b(?:values?|keys?|emails?|names?|addresses)\s+(?:that\s+)?(?:repeat|recur|appear\s+more|occur\s+more|"
+    r"are\s+(?:shared|duplicated|repeated))")
+_EXCESS_WORDS = re.compile(
+    r"\b(?:excess|extra|redundant|surplus|superfluous|beyond\s+the\s+first|to\s+(?:remove|delete|drop)|"
+    r"removable|spare|additional\s+cop\w*)\b")
+_SKIP_BEFORE = re.compile(
+    r"(?:\b(?:sample|sampled|samples|example|examples|e\.g\.|i\.e\.|such\s+as|like|including|first|top|last|"
+    r"showing|shows|show|shown|listed|list|row|line|id|ids|page|step|version|number|no\.|rank|priority|"
+    r"phase|tier|level|item|figure|table|section|chapter|issue|ticket|pr|check|rule|query|column|index|"
+    r"position|attempt|round|week|day|days|month|year|quarter|batch|run|scan|report|v|rows|records|lines|entries|"
+    r"contact|customer|user|book|deal|order|invoice|account)\s*(?:#|no\.)?\s*)$"
+    r"|\b(?:rows?|ids?|records?|lines?|entries|numbers?|#)\s*\d[\d,]*(?:\s*(?:,|and|or|&)\s*\d[\d,]*)*"
+    r"\s*(?:,|and|or|&)\s*$")
+_SKIP_AFTER_WORDS = {"sample", "samples", "sampled", "example", "examples", "shown", "listed", "below",
+                     "following", "times", "checks", "check", "tests", "test", "tables", "table", "columns",
+                     "column", "suites", "queries", "characters", "chars", "digits", "bytes", "pages",
+                     "minutes", "hours", "seconds"}
+_RELATIVE = re.compile(
+    r"\b(?:up|down|increase\w*|decrease\w*|change\w*|delta|growth|grew|drop\w*|dropped|rise|rose|improv\w*|"
+    r"worse|better|previous\w*|prior|last\s+(?:week|month|run|scan|time)|yesterday|compared|versus|vs\.?|"
+    r"more|fewer|less|times\s+(?:more|less|fewer|as|higher|lower|larger|smaller|the)|twice|double|triple|half)\b")
+_AGGREGATE = re.compile(
+    r"\b(?:overall|combined|altogether|together|in\s+all|sum|summed|across\s+(?:all\s+|the\s+|these\s+|"
+    r"those\s+|\d+\s+)?(?:\w+\s+)?checks|all\s+checks|other\s+checks|each|per\s+check|every\s+check)\b")
+_AGE_WORDS = re.compile(r"\b(?:old|ago|age|aged|stale|newest|latest|most\s+recent|last\s+(?:updated|update|"
+                        r"activity|change|value|row|record)|since)\b")
+_NUMBERISH = re.compile(r"\d|\b(?:no|zero|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\w+teen|twenty|"
+                        r"thirty|forty|fifty|sixty|seventy|eighty|ninety|dozen|hundred)\b", re.I)
+_UNKNOWN_IN_TEXT = re.compile(rf"(?<![\w.+])[A-Za-z_][\w$]*(?:\.[\w$+]+)*\.(?:{'|'.join(CHECK_TYPES)})(?![\w+]|\.\w)")
+
+AFTER_STOP = re.compile(r"[.;:!?()\[\]|\n" + MASK + r"]|,\s|\d|\s(?:but|and|or|while|whereas|although|though|because|"
+                         r"since|which|so|yet|than)\s")
+_WORD = re.compile(r"[a-z][\w'’-]*")
+_LABEL = re.compile(r"([a-z][a-z' /()_-]{0,40}?)\s*[:=]\s*$")
+_OF_BEFORE = re.compile(r"(?:\bout\s+of|\bof|/|\bamong|\bacross|\ball)\s*(?:the\s+|all\s+|a\s+total\s+of\s+)?$")
+_QUOTED = re.compile(r"\"[^\"\n]{1,80}\"|“[^”\n]{1,80}”|(?<![\w])'[^'\n]{1,60}'(?![\w])")
+_REMOVE_BEFORE = re.compile(r"\b(?:remove|removes|removing|removed|delete|deletes|deleting|drop|dropping|eliminate|"
+                            r"eliminating|merge\s+away|collapse|collapsing)\s+(?:\w+\s+)?$")
+_PARTIAL = re.compile(
+    r"\b(?:(?:each|per|one|single|particular|specific|worst|largest|biggest|smallest|top|first|this|that)\s+"
+    r"(?:[\w-]+\s+)?(?:group|value|address|email|name|company|id|contact|key|cluster|offender|isbn|domain|duplicate)s?"
+    r"|example|examples|instance|sample|samples|e\.g\.|such\s+as|for\s+instance)\b")
+_SHARE_OF_OTHERS = re.compile(r"\bof\s+(?:all\s+|the\s+|total\s+)+(?:[\w-]+\s+){0,2}(?:failures|issues|problems|"
+                              r"errors|violations|failing\s+rows|bad\s+rows)\b")
+_OTHER_BASE = re.compile(r"\b(?:fail\w*|issues?|problems?|errors?|checks?|violations?|duplicates?|nulls?|bad|affected|"
+                         r"them|those|these|it|revenue|amount|value|sales|deals?\s+value)\b")
+_AFTER_NAME = re.compile(rf"{MASK}[`*_\s]*(?:[:(—–=-]|\bis|\bwas|\bare|\bequals|\breturned|\breports?|\bshows?|"
+                         rf"\bfound|\bcounts?|\bhas|\bhave|\bat|\bwith|\bconfirms?|\bgives?|\bof)?[\s:(]*$")
+_NOT_A_COUNT_ADJ = re.compile(r"\w+est|main|major|key|top|other|separate|new|previous|next|first|second|third|same|"
+                              r"such|more|fewer|few|many|several|remaining|biggest|largest|smallest")
+
+
+def find_claims(idx: Index, text: str, code: Code, explicit: list[Mention], item: IndexedFinding,
+                header_kind: str | None = None) -> tuple[str, list[tuple[Num, str, bool]]]:
+    """The masked text and, for each number that claims something about ``item``: (number, kind, strong)."""
+    if not _NUMBERISH.search(text):
+        return text, []
+    masked = _masked(idx, text, code, explicit)
+    literals = [(s, e) for s, e in code if not _is_name_literal(idx, text[s:e])]
+    literals += [(m.start(), m.end()) for m in _QUOTED.finditer(text)]
+    names_at = [e for _s, e, _i in explicit]
+    claims = []
+    for num in extract_numbers(masked, masked=True):
+        kind, strong = claim(idx, masked, num, item, header_kind, literals, names_at, plain=text)
+        if kind is not None:
+            claims.append((num, kind, strong))
+    return masked, claims
+
+
+def _masked(idx: Index, text: str, code: Code, explicit: list[Mention]) -> str:
+    """``text`` with everything that is never a claimed count blanked out (offsets kept)."""
+    chars = list(mask_non_numbers(text))
+    for s, e in code:
+        chars[s:e] = MASK * (e - s)
+    for s, e, _i in explicit:
+        chars[s:e] = MASK * (e - s)
+    for m in _UNKNOWN_IN_TEXT.finditer(text):
+        chars[m.start():m.end()] = MASK * (m.end() - m.start())
+    masked = "".join(chars)
+    for d in idx.descriptions:
+        pos = masked.find(d)
+        while pos >= 0:
+            masked = masked[:pos] + MASK * len(d) + masked[pos + len(d):]
+            pos = masked.find(d, pos + len(d))
+    return masked
+
+
+def _is_name_literal(idx: Index, literal: str) -> bool:
+    """Whether a code span is a finding, table or column name (not a value)."""
+    low = literal.strip().lower()
+    return (low in idx.by_name or low in idx.table_words or low in idx.column_words
+            or low.split(".")[-1] in idx.column_words)
+
+
+def claim(idx: Index, masked: str, num: Num, item: IndexedFinding, header_kind: str | None,
+          literals: Sequence[tuple[int, int]] = (), names_at: Sequence[int] = (),
+          plain: str = "") -> tuple[str | None, bool]:
+    """What ``num`` claims about ``item``: (kind, strong) or (None, False) when it claims nothing."""
+    low = masked.lower()
+    before_full = low[:num.start]
+    if num.approx_text:
+        cut = before_full.rstrip()
+        if cut.endswith(num.approx_text):
+            before_full = cut[: len(cut) - len(num.approx_text)]
+    before = before_full[-60:]
+    after_seg = AFTER_STOP.split(low[num.end:num.end + 80], maxsplit=1)[0]
+    after_words = _WORD.findall(after_seg)[:7]
+    f = item.f
+    clause_start = max(before_full.rfind(ch) for ch in (".", ";", "!", "?", ",", "—", "(")) + 1
+    clause_before = before_full[clause_start:]
+    if num.is_duration:
+        if f.check != "freshness":
+            return None, False
+        window = before[-40:] + " " + " ".join(after_words[:4])
+        return "age", bool(_AGE_WORDS.search(window))
+    if _SKIP_BEFORE.search(before) and not num.percent:
+        return None, False
+    if after_words and after_words[0] in _SKIP_AFTER_WORDS:
+        return None, False
+    if any(s >= clause_start and e <= num.start for s, e in literals):
+        return None, False  # about a value ("`x@y` appears in 3 rows"), not the finding
+    if _RELATIVE.search(clause_before[-30:] + " " + " ".join(after_words[:3])) or _AGGREGATE.search(
+            clause_before + " " + " ".join(after_words)):
+        return None, False
+    # a noun after the number (at most two adjectives before it)
+    noun_at = -1
+    for k, w in enumerate(after_words[:3]):
+        if w in COUNT_NOUNS or w in item.nouns:
+            noun_at = k
+            break
+    adjectives = after_words[:noun_at] if noun_at > 0 else []
+    if any(_NOT_A_COUNT_ADJ.fullmatch(w) for w in adjectives):
+        return None, False
+    if re.search(r"(?:\d|\bone)\s+in\s+(?:every\s+|each\s+)?$", before) or (after_words[:1] == ["in"] and re.match(
+            r"\s*in\s+\d", low[num.end:num.end + 8])):
+        return None, False  # a ratio: "1 in 50 contacts"
+    if noun_at >= 0:
+        head_noun = after_words[noun_at]
+        if (item.table_key and head_noun in idx.other_table_nouns(item)
+                and head_noun not in item.own_table_nouns):
+            return None, False  # "the companies table has 200 rows" said next to a contacts check
+        if (f.check != "unique" and head_noun in item.column_nouns and head_noun not in _ROW_NOUNS
+                and re.search(r"\b(?:distinct|different|unique|separate)\b", " ".join(adjectives))):
+            return None, False  # distinct values of a non-unique check are not among the facts
+    sentence_before = before_full[max(before_full.rfind(". "), before_full.rfind("\n")) + 1:]
+    if _PARTIAL.search(sentence_before) or _SHARE_OF_OTHERS.search(sentence_before):
+        return None, False  # about one group, value or example, or a share of all failures
+    if item.table_key:
+        plain_before = (plain or masked)[len(before_full) - len(sentence_before):num.start].lower()
+        last = idx.last_table(plain_before, item)
+        if last is not None and last != item.table_key:
+            return None, False  # the nearest table named before the number is another table
+    phrase = " ".join(after_words[: (noun_at + 1 + 4) if noun_at >= 0 else 4])
+    near = " ".join(after_words[: noun_at + 2] if noun_at >= 0 else after_words[:2])
+    for w in after_words[: noun_at + 1 if noun_at >= 0 else 3]:
+        owners = _TYPE_WORDS.get(w)
+        if owners and f.check not in owners and f.check not in ("custom_sql", "row_condition"):
+            return None, False
+    label = ""
+    lm = _LABEL.search(before)
+    if lm:
+        label = re.split(r"[.;,(]\s*", lm.group(1))[-1].strip()
+    threshold_near = bool(_THRESHOLD_WORDS.search(clause_before[-28:]))
+    if num.percent:
+        if threshold_near or _THRESHOLD_WORDS.search(near + " " + label):
+            return "threshold", False
+        if after_words[:1] == ["of"] and _OTHER_BASE.search(" ".join(after_words[1:5])):
+            return None, False  # "26% of all contact failures": a share of something else
+        return "rate", True
+    if threshold_near or header_kind == "threshold":
+        return "threshold", False
+    if num.word:
+        if num.text.lower() == "one":
+            return None, False
+        if noun_at < 0 or re.search(r"\b(?:no|every|each|any|only)\s*$", before):
+            return None, False
+    head = after_words[noun_at] if noun_at >= 0 else ""
+    of_m = _OF_BEFORE.search(before)
+    if of_m and of_m.group().strip() == "/" and noun_at != 0 and header_kind is None:
+        of_m = None  # "8/10" is a score unless a count noun follows ("37/2,000 rows")
+    if of_m and (noun_at == 0 or not after_words or header_kind is not None):
+        if _THRESHOLD_WORDS.search(near):
+            return "threshold", False
+        return "total", True
+    if (after_words[:1] == ["of"] and not num.percent and header_kind is None
+            and re.match(r"\s*(?:out\s+)?of\s+(?:the\s+|all\s+)?(?:~|about\s+)?\d", low[num.end:num.end + 24])):
+        # "37 of 2,000 contacts (1.85%) have no email": the part; what it is comes after the whole
+        rest = re.sub(r"\([^)]*\)", " ", low[num.end:num.end + 140])
+        rest = re.split(r"[.;:!?\n]|,\s|\s(?:but|while|whereas)\s", rest, maxsplit=1)[0]
+        if _THRESHOLD_WORDS.search(rest):
+            return "threshold", False
+        if _COMPLEMENT.search(rest):
+            return "generic", True
+        return ("failing" if _FAIL_WORDS.search(rest) else "generic"), True
+    if header_kind is not None and header_kind not in ("prose", "name"):
+        if noun_at >= 0 and head not in _ROW_NOUNS and _DUP_WORDS.search(phrase):
+            return "dup", True
+        if noun_at >= 0 and _EXCESS_WORDS.search(phrase):
+            return "excess", True
+        if header_kind == "failing":
+            return ("failing_strict" if f.failing is not None else "generic"), True
+        return header_kind, True
+    source = None
+    if noun_at >= 0:
+        source = phrase
+    elif label and (_COUNT_NOUN_RE.search(label) or _FAIL_WORDS.search(label) or "total" in label
+                    or _TOTAL_WORDS.search(label) or _EXCESS_WORDS.search(label) or _DUP_WORDS.search(label)
+                    or any(n in label.split() for n in item.nouns)):
+        source = label
+        words = _WORD.findall(label)
+        head = next((w for w in words if w in COUNT_NOUNS or w in item.nouns), "")
+        if re.search(r"\btotal\b", label) and not _FAIL_WORDS.search(label):
+            return "total", True
+    elif after_words and _FAIL_WORDS.search(" ".join(after_words[:3])) and not num.word:
+        source = " ".join(after_words[:4])
+    elif after_words and after_words[0] in ("checked", "scanned", "examined", "evaluated", "tested", "inspected"):
+        return "total", True
+    elif names_at and any(0 <= num.start - e <= 30 for e in names_at) and _AFTER_NAME.search(
+            masked[max(0, num.start - 30):num.start]):
+        return "generic", True  # "contacts.email.pattern (8)", "won_deals_without_amount: 6", "X is 25"
+    elif re.search(r"\b(?:returned|returns|returning|counted|counts|reported|reports|found)\s*$", before) and (
+            not after_words or noun_at >= 0):
+        return "generic", True  # "the query returned 6"
+    if source is None:
+        return None, False
+    if _THRESHOLD_WORDS.search(near if source is phrase else source):
+        return "threshold", False
+    if _REMOVE_BEFORE.search(clause_before):
+        return "excess", True
+    if head not in _ROW_NOUNS and _DUP_WORDS.search(source):
+        return "dup", True
+    if _EXCESS_WORDS.search(source):
+        return "excess", True
+    if _COMPLEMENT.search(source):
+        return "generic", True
+    if _TOTAL_WORDS.search(source):
+        return "total", True
+    if _FAIL_WORDS.search(source):
+        return "failing", True
+    return "generic", True

@@ -1,0 +1,109 @@
+"""Whether each number a unit claims about its finding is consistent with the finding's facts.
+
+A claimed number is consistent when it equals one of the facts its kind allows
+(:meth:`~watchdog.verify.facts.Facts.values`) within the precision written
+(:meth:`~watchdog.verify.numbers.Num.matches`: rounding, "about", "over", "under", percent
+decimals, durations). A match is recorded as ok; a mismatch is a bad item only for a strong claim, and
+never for a bare year or an "over/under" age.
+"""
+
+from __future__ import annotations
+
+import re
+
+from watchdog.verify.claims import AFTER_STOP, COUNT_NOUNS, find_claims
+from watchdog.verify.facts import actual_text, counts_text, describe
+from watchdog.verify.locate import Index, IndexedFinding, Mention
+from watchdog.verify.markdown import Code
+from watchdog.verify.model import Results
+from watchdog.verify.numbers import Num, format_count
+
+__all__ = ["check_numbers", "compare"]
+
+_KIND_WORDS = {"failing": "failing rows", "failing_strict": "failing rows", "dup": "distinct duplicated values",
+               "excess": "rows beyond the first of each duplicate group", "total": "rows looked at",
+               "generic": "rows", "rate": "a rate", "age": "an age"}
+_OK_WORDS = {"failing": "failing", "failing_strict": "failing", "dup": "duplicate_values", "excess": "excess_rows",
+             "total": "total", "generic": "a fact", "rate": "the rate", "age": "the age", "threshold": "a threshold"}
+
+
+def check_numbers(res: Results, idx: Index, text: str, code: Code, explicit: list[Mention], item: IndexedFinding,
+                  *, header_kind: str | None = None, header: str = "") -> None:
+    """Check every number ``text`` claims about ``item`` (``header``: the table column it sits in)."""
+    masked, claims = find_claims(idx, text, code, explicit, item, header_kind)
+    for num, kind, strong in claims:
+        compare(res, num, kind, strong, item, masked, header)
+
+
+def compare(res: Results, num: Num, kind: str, strong: bool, item: IndexedFinding, masked: str, header: str) -> None:
+    """Record whether ``num``, a claim of ``kind`` about ``item``, matches its facts."""
+    facts = item.facts
+    if kind == "threshold":
+        values = facts.values("generic") + ([facts.max_rate * 100] if facts.max_rate is not None else [])
+        if num.percent:
+            values = [facts.max_rate * 100] if facts.max_rate is not None else []
+        if any(num.matches(v) for v in values):
+            res.add_ok(f"{item.name}: {num.describe()} matches a threshold")
+        return
+    if kind == "rate" and not num.percent:
+        # a bare number under a rate header: a fraction (0.0185) or percent points (1.85)
+        if num.value <= 1 and num.decimals >= 2 and "%" not in header and "percent" not in header.lower():
+            num = Num(num.start, num.end, num.text, num.value * 100, max(num.decimals - 2, 0), percent=True,
+                      approx=num.approx, approx_text=num.approx_text)
+        else:
+            num = Num(num.start, num.end, num.text, num.value, num.decimals, percent=True, approx=num.approx,
+                      approx_text=num.approx_text)
+    if num.percent and kind != "rate":
+        kind = "rate"
+    if kind == "observed":
+        kind = "generic"
+    values = facts.values(kind)
+    if not values:
+        return
+    if any(num.matches(v) for v in values):
+        res.add_ok(f"{item.name}: {num.describe()} matches {_OK_WORDS.get(kind, kind)}")
+        return
+    if num.year or not strong:
+        return
+    if kind == "age" and (num.approx in ("over", "under")):
+        return
+    says = _says(masked, num, header, item)
+    actual = actual_text(item, kind)
+    column = f' (column "{header}")' if header else ""
+    bare = re.sub(r"\s*(?:rows?|records?)$", "", num.describe())
+    if kind == "rate":
+        message = (f"The report says {item.name} has a rate of {num.describe()}{column}, but the findings show "
+                   f"{actual} ({counts_text(item)}).")
+    elif kind == "age":
+        message = (f"The report says the newest value of {item.name} is {num.describe()} old{column}, but the "
+                   f"findings show {actual} ({format_count(item.f.observed)} s).")
+    elif kind == "total":
+        claimed = f'"{says}"' if ":" in says else f"{bare} rows"
+        message = (f"The report says {item.name} looked at {claimed}{column}, but the findings show "
+                   f"{actual} rows ({describe(item)}).")
+    else:
+        label = _KIND_WORDS.get(kind, "rows")
+        if kind == "generic":
+            label = "failing rows" if item.f.failing is not None else "rows"
+        claimed = f"{bare} {label}" if header else (f'"{says}"' if ":" in says else says)
+        message = (f"The report says {item.name} has {claimed}{column}, but the findings show {actual} "
+                   f"{label} ({describe(item)}).")
+    res.add_bad(item.name, says, actual, message)
+
+
+def _says(masked: str, num: Num, header: str, item: IndexedFinding) -> str:
+    """What the report claims, as written: "39 contacts", "Distinct duplicated values: 5", "7 (Failing)"."""
+    if header:
+        return f"{num.describe()} ({header})"
+    words = re.findall(r"[A-Za-z][\w'’-]*", AFTER_STOP.split(masked[num.end:num.end + 60], maxsplit=1)[0])
+    nouns = [k for k, w in enumerate(words[:4]) if w.lower() in COUNT_NOUNS or w.lower() in item.nouns]
+    if nouns:
+        end = nouns[0]
+        while end + 1 in nouns:
+            end += 1
+        return f"{num.describe()} {' '.join(words[:end + 1])}"
+    label = re.search(r"(?:^|[.;!?(\n]|\s[-—–]\s)\s*([A-Za-z][A-Za-z' /_-]{0,40}?)\s*:\s*$",
+                      masked[max(0, num.start - 45):num.start])
+    if label and len(label.group(1).split()) <= 5:
+        return f"{label.group(1).strip()}: {num.describe()}"
+    return num.describe()

@@ -1,0 +1,176 @@
+"""A finding's facts: the figures a claimed number may equal, and the facts in words for messages.
+
+:meth:`Facts.values` says which facts a kind of claim allows: ``failing`` (also the duplicate figures
+and ``max_count``), ``total`` (or ``observed``), ``dup`` (``details.duplicate_values``), ``excess``
+(``details.excess_rows``), ``generic`` (any count, parameter or derived figure: ``total - failing``,
+the size of an accepted-values list, a ``row_count``'s distance to a bound), ``rate`` (in percent, also
+``1 - rate``, ``max_rate`` and a duplicate figure over total) and ``age`` (freshness).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from watchdog.findings import Finding
+from watchdog.report.escape import duration as format_duration
+from watchdog.report.escape import percent as format_percent
+from watchdog.verify.numbers import format_count, parse_duration
+
+if TYPE_CHECKING:
+    from watchdog.verify.locate import IndexedFinding
+
+__all__ = ["Facts", "actual_text", "as_float", "counts_text", "describe"]
+
+
+def as_float(value: Any) -> float | None:
+    """A number from a fact or parameter (not a bool), else None."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, (int, float)):
+        return float(value)
+    try:
+        return float(str(value))
+    except ValueError:
+        return None
+
+
+@dataclass
+class Facts:
+    """The figures of one finding that a claimed number may equal."""
+
+    failing: float | None
+    total: float | None
+    observed: float | None
+    dup: float | None
+    excess: float | None
+    rate: float | None
+    params: list[float]
+    max_rate: float | None
+    max_age: float | None
+    derived: list[float]
+
+    @classmethod
+    def of(cls, f: Finding) -> Facts:
+        p = f.params or {}
+        params = [v for v in (as_float(p.get("max_count")), as_float(p.get("min")), as_float(p.get("max")))
+                  if v is not None]
+        if isinstance(p.get("values"), list):
+            params.append(float(len(p["values"])))
+        max_age = parse_duration(p["max_age"]) if p.get("max_age") is not None else None
+        derived: list[float] = []
+        failing, total, observed = as_float(f.failing), as_float(f.total), as_float(f.observed)
+        if failing is not None and total is not None:
+            derived.append(total - failing)
+        if f.check == "row_count" and observed is not None:
+            for bound in (as_float(p.get("min")), as_float(p.get("max"))):
+                if bound is not None:
+                    derived.append(abs(observed - bound))
+        rate = f.rate
+        if rate is None and failing is not None and total:
+            rate = failing / total
+        return cls(failing, total, observed, as_float(f.details.get("duplicate_values")),
+                   as_float(f.details.get("excess_rows")), rate, params, as_float(p.get("max_rate")), max_age, derived)
+
+    def values(self, kind: str) -> list[float]:
+        """The figures a claim of ``kind`` may equal."""
+        all_counts = [v for v in (self.failing, self.total, self.observed, self.dup, self.excess) if v is not None]
+        if kind == "failing_strict":
+            return [self.failing] if self.failing is not None else self.values("generic")
+        if kind == "failing":
+            if self.failing is None:
+                return self.values("generic")
+            out = [v for v in (self.failing, self.dup, self.excess) if v is not None]
+            out += [v for v in (_first(self.params),) if v is not None]
+            if self.total is not None and self.total == self.failing:
+                out.append(self.total)
+            return out
+        if kind == "dup":
+            return [self.dup] if self.dup is not None else self.values("failing")
+        if kind == "excess":
+            return [self.excess] if self.excess is not None else self.values("failing")
+        if kind == "total":
+            out = [v for v in (self.total, self.observed) if v is not None]
+            if not out:
+                return []
+            if self.failing is not None and self.failing == self.total:
+                out.append(self.failing)
+            return out
+        if kind == "generic":
+            return all_counts + self.params + self.derived
+        if kind == "rate":
+            if self.rate is None:
+                return []
+            out = [self.rate * 100, (1 - self.rate) * 100]
+            if self.max_rate is not None:
+                out.append(self.max_rate * 100)
+            for v in (self.dup, self.excess):
+                if v is not None and self.total:
+                    out.append(v / self.total * 100)
+            return out
+        if kind == "age":
+            out = [v for v in (self.observed, self.max_age) if v is not None]
+            if self.observed is not None and self.max_age is not None:
+                out.append(self.observed - self.max_age)
+            return out
+        return []
+
+
+def _first(values: list[float]) -> float | None:
+    return values[0] if values else None
+
+
+def describe(item: IndexedFinding) -> str:
+    """The finding's facts in words, for messages (no parentheses: they go inside one)."""
+    f = item.f
+    if f.status == "error":
+        return f"it could not run: {(f.error or 'error').strip()[:160]}"
+    if f.check == "custom_sql":
+        return f"the query returned {format_count(f.failing)}"
+    if f.check == "row_count":
+        bounds = []
+        if f.params.get("min") is not None:
+            bounds.append(f"at least {format_count(as_float(f.params['min']))}")
+        if f.params.get("max") is not None:
+            bounds.append(f"at most {format_count(as_float(f.params['max']))}")
+        return f"{format_count(f.observed)} rows, expected {' and '.join(bounds) or 'at least 1'}"
+    if f.check == "freshness":
+        if f.observed is None:
+            return "no value at all"
+        allowed = f", allowed {f.params['max_age']}" if f.params.get("max_age") is not None else ""
+        return f"the newest value is {format_duration(f.observed)} old, {format_count(f.observed)} s{allowed}"
+    text = counts_text(item)
+    if f.details.get("duplicate_values") is not None:
+        text += (f", {format_count(f.details['duplicate_values'])} distinct duplicated values, "
+                 f"{format_count(f.details.get('excess_rows'))} rows beyond the first of each")
+    return text
+
+
+def counts_text(item: IndexedFinding) -> str:
+    """The counts in words: "37 failing of 2,000 rows, 1.85%"."""
+    f = item.f
+    if f.total is None:
+        return f"{format_count(f.failing)} failing"
+    return f"{format_count(f.failing)} failing of {format_count(f.total)} rows, {format_percent(f.rate)}"
+
+
+def actual_text(item: IndexedFinding, kind: str) -> str:
+    """The true value, as text, of the fact a claim of ``kind`` is about."""
+    f = item.f
+    facts = item.facts
+    if kind in ("failing", "failing_strict"):
+        return format_count(f.failing if f.failing is not None else f.observed)
+    if kind == "dup":
+        return format_count(facts.dup if facts.dup is not None else f.failing)
+    if kind == "excess":
+        return format_count(facts.excess if facts.excess is not None else f.failing)
+    if kind == "total":
+        return format_count(f.total if f.total is not None else f.observed)
+    if kind == "rate":
+        return format_percent(facts.rate)
+    if kind == "age":
+        return format_duration(f.observed)
+    # generic: the count a reader most likely means
+    if f.failing is not None:
+        return format_count(f.failing)
+    return format_count(f.observed if f.observed is not None else f.total)
