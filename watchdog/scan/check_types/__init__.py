@@ -3,8 +3,10 @@
 from watchdog.scan.check_types import (  # noqa: F401  (importing registers them)
     accepted_values,
     custom_sql,
+    expression,
     foreign_key,
     freshness,
+    functional_dependency,
     not_null,
     pattern,
     range_check,

@@ -1,19 +1,30 @@
-"""``custom_sql``: a query of the user's that returns one number, the failing rows."""
+"""``custom_sql``: a query of the user's, in one of two forms.
+
+* ``sql``: returns one number, the failing rows (the original form);
+* ``failing_rows_sql``: returns the failing rows themselves (dbt singular tests, Soda failed-rows
+  checks). ``failing`` is their count, counted by the database (``SELECT COUNT(*) FROM (...)``),
+  and the samples are its first rows.
+"""
 
 from __future__ import annotations
 
 from decimal import Decimal
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+import sqlglot
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+from sqlglot import exp
+from sqlglot.errors import ParseError, TokenError
 
-from watchdog.errors import QueryError
+from watchdog.errors import QueryError, QueryRefused
+from watchdog.scan import sqlbuild
 from watchdog.scan.check_types.base import (
     Check,
     Measurement,
     Metric,
     Severity,
     Standalone,
+    as_int,
     register,
 )
 
@@ -22,10 +33,22 @@ class CustomSqlOptions(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str = Field(min_length=1)
-    sql: str = Field(min_length=1)
+    sql: str | None = Field(default=None, min_length=1)
+    failing_rows_sql: str | None = Field(default=None, min_length=1)
     severity: Severity = "fail"
     max_count: int | None = Field(default=None, ge=0)
     description: str | None = None
+
+    @model_validator(mode="after")
+    def _one_query(self) -> CustomSqlOptions:
+        if (self.sql is None) == (self.failing_rows_sql is None):
+            raise ValueError("give exactly one of `sql` (returns the failing count) and `failing_rows_sql` "
+                             "(returns the failing rows)")
+        return self
+
+
+def _clean(sql: str) -> str:
+    return sql.strip().rstrip(";").strip()
 
 
 @register
@@ -35,13 +58,32 @@ class CustomSql(Check):
     short_form = None
 
     def _query(self) -> Standalone:
-        sql = self.options.sql.strip().rstrip(";").strip()  # type: ignore[attr-defined]
+        sql = _clean(self.options.sql or "")  # type: ignore[attr-defined]
+        return Standalone(sql, sql)
+
+    def _rows_query(self, dialect: str) -> exp.Expression:
+        text = _clean(self.options.failing_rows_sql or "")  # type: ignore[attr-defined]
+        try:
+            parsed = sqlglot.parse(text, read=dialect)
+        except (ParseError, TokenError) as exc:
+            raise QueryRefused(f"failing_rows_sql is not valid SQL: {str(exc).splitlines()[0][:200]}") from None
+        if len(parsed) != 1 or not isinstance(parsed[0], (exp.Query)):
+            raise QueryRefused("failing_rows_sql must be one SELECT returning the failing rows")
+        return parsed[0]
+
+    def _count(self, dialect: str) -> Standalone:
+        query = exp.select(sqlbuild.count_star()).from_(self._rows_query(dialect).subquery("wd_failing"))
+        sql = query.sql(dialect=dialect)
         return Standalone(sql, sql)
 
     def metrics(self, dialect: str) -> list[Metric]:
+        if self.options.failing_rows_sql:  # type: ignore[attr-defined]
+            return [self._count(dialect)]
         return [self._query()]
 
     def measure(self, values: dict[Metric, Any], dialect: str) -> Measurement:
+        if self.options.failing_rows_sql:  # type: ignore[attr-defined]
+            return Measurement(failing=as_int(values[self._count(dialect)][0]))
         row = values[self._query()]
         value = row[0] if row else None
         if isinstance(value, Decimal) and value == int(value):
@@ -51,4 +93,11 @@ class CustomSql(Check):
         return Measurement(failing=int(value))
 
     def finding_sql(self, dialect: str) -> str:
+        if self.options.failing_rows_sql:  # type: ignore[attr-defined]
+            return _clean(self.options.failing_rows_sql)  # type: ignore[attr-defined]
         return self._query().sql
+
+    def sample_query(self, dialect: str, rows: int) -> exp.Expression | None:
+        if not self.options.failing_rows_sql:  # type: ignore[attr-defined]
+            return None
+        return exp.select("*").from_(self._rows_query(dialect).subquery("wd_failing")).limit(rows)
