@@ -14,7 +14,7 @@ import hashlib
 import re
 import smtplib
 import ssl
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from email.message import EmailMessage
 from email.utils import format_datetime
 from typing import Any
@@ -83,7 +83,7 @@ class EmailChannel:
         msg["Subject"] = package.subject
         msg["From"] = self.smtp.sender
         msg["To"] = target
-        msg["Date"] = format_datetime(datetime.now(timezone.utc))
+        msg["Date"] = format_datetime(datetime.now(UTC))
         msg["Message-ID"] = message_id(package.run_id, target)
         msg["X-Watchdog-Run"] = package.run_id
         msg["Auto-Submitted"] = "auto-generated"

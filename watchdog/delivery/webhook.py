@@ -103,7 +103,7 @@ def _split_userinfo(url: str) -> tuple[str, str | None]:
     user, password = unquote(parts.username or ""), unquote(parts.password or "")
     register_secret(password)
     netloc = parts.netloc.rsplit("@", 1)[1]
-    token = base64.b64encode(f"{user}:{password}".encode("utf-8")).decode("ascii")
+    token = base64.b64encode(f"{user}:{password}".encode()).decode("ascii")
     register_secret(token)
     return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment)), f"Basic {token}"
 
