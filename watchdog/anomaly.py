@@ -83,7 +83,7 @@ def theil_sen(xs: Sequence[float], ys: Sequence[float]) -> tuple[float, float]:
     slopes = [(ys[j] - ys[i]) / (xs[j] - xs[i]) for i in range(len(xs)) for j in range(i + 1, len(xs))
               if xs[j] != xs[i]]
     b = statistics.median(slopes) if slopes else 0.0
-    a = statistics.median(y - b * x for x, y in zip(xs, ys))
+    a = statistics.median(y - b * x for x, y in zip(xs, ys, strict=False))
     return a, b
 
 
@@ -104,7 +104,7 @@ def judge(training: Sequence[float], value: float, config: DetectorConfig = Dete
         xs = [float(p) for p in positions] if positions is not None else [float(i) for i in range(n)]
         x_now = float(at_position) if at_position is not None else float(n)
         a, b = theil_sen(xs, values)
-        residuals = [y - (a + b * x) for x, y in zip(xs, values)]
+        residuals = [y - (a + b * x) for x, y in zip(xs, values, strict=False)]
         expected = a + b * x_now
         centre = statistics.median(residuals)
         expected += centre
@@ -117,7 +117,10 @@ def judge(training: Sequence[float], value: float, config: DetectorConfig = Dete
     low, high = expected - half, expected + half
     if min(values) >= 0:
         low = max(low, 0.0)
-    score = (value - expected) / spread if spread > 0 else (0.0 if value == expected else math.copysign(math.inf, value - expected))
+    if spread > 0:
+        score = (value - expected) / spread
+    else:
+        score = 0.0 if value == expected else math.copysign(math.inf, value - expected)
     above, below = value > high, value < low
     dropped_to_zero = value == 0 and min(values) > 0
     if dropped_to_zero:
@@ -127,7 +130,8 @@ def judge(training: Sequence[float], value: float, config: DetectorConfig = Dete
         reason = "dropped to 0 (never 0 in training)" if dropped_to_zero and not value < low else (
             "above the expected range" if above else "below the expected range")
     else:
-        reason = "within the expected range" if not (above or below) else f"outside the range, but direction is {config.direction}"
+        reason = ("within the expected range" if not (above or below)
+                  else f"outside the range, but direction is {config.direction}")
     return Judgement(value, expected, low, high, anomalous, None if math.isinf(score) else score, n, reason)
 
 

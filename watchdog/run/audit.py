@@ -16,6 +16,7 @@ from watchdog.delivery.base import RunPackage
 from watchdog.delivery.outbox import deliver_package, flush_outbox
 from watchdog.exit_codes import ExitCode
 from watchdog.history import DeliveryRecord, HistoryStore
+from watchdog.history.series import past_findings
 from watchdog.redact import redact
 from watchdog.run.filing import RunFolder
 from watchdog.run.scan_run import (
@@ -66,7 +67,8 @@ def execute_audit(settings: Settings, name: str, *, store: HistoryStore | None =
                 timeout_s=settings.databases[audit.database].timeout_s,
                 max_rows=settings.databases[audit.database].max_rows, sample=audit.sample, on_progress=on_progress,
                 llm=audit.llm, settings=settings, models=models, run_id=run_id,
-                previous_findings=store.findings_of(previous.id) if previous else [], audit=name)
+                previous_findings=store.findings_of(previous.id) if previous else [], audit=name,
+                history=past_findings(store, name, run_id))
             status = STATUS[outcome.exit_code]
             file_run(outcome, name, status, audit.review)
             store.finish_run(run_id, status="awaiting_review" if audit.review else status,

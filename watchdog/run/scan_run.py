@@ -74,7 +74,7 @@ def run_scan(url: str, suite_paths: Iterable[str | Path], *, out_dir: Path, time
              max_rows: int | None = None, sample: int = DEFAULT_SAMPLE, on_progress: Progress | None = None,
              llm: bool = False, settings: Settings | None = None, models: Models | None = None,
              run_id: str | None = None, previous_findings: list[dict] | None = None,
-             audit: str | None = None) -> ScanOutcome:
+             audit: str | None = None, history: dict[str, list[dict]] | None = None) -> ScanOutcome:
     """Validate suites, scan through the sandbox, file findings.json (first) and report.md; with ``llm``,
     run the report graph and file what it produced (report.md, report.unverified.md, audit.json)."""
     suites = load_suites(expand_suite_paths(suite_paths))
@@ -82,7 +82,8 @@ def run_scan(url: str, suite_paths: Iterable[str | Path], *, out_dir: Path, time
     run_id = run_id or run_id_for(out_dir)
     folder = RunFolder(out_dir)
     with Sandbox(url, timeout_s=timeout_s or DEFAULT_TIMEOUT_S, max_rows=max_rows or DEFAULT_MAX_ROWS) as box:
-        doc = scan(box, checks, sample=sample, suites=[str(s.path) for s in suites], on_progress=on_progress)
+        doc = scan(box, checks, sample=sample, suites=[str(s.path) for s in suites], on_progress=on_progress,
+                   history=history)
         doc.run_id = run_id
         findings_path = folder.write_findings(doc)
         trends = (compare([f.model_dump(mode="json") for f in doc.findings], previous_findings)

@@ -11,15 +11,17 @@ from watchdog.scan.check_types import (  # noqa: F401  (importing registers them
     pattern,
     range_check,
     row_count,
+    schema,
     unique,
 )
 from watchdog.scan.check_types.base import (
     Aggregate,
     Check,
+    Columns,
     Measurement,
     Metric,
     Standalone,
     check_types,
 )
 
-__all__ = ["Aggregate", "Check", "Measurement", "Metric", "Standalone", "check_types"]
+__all__ = ["Aggregate", "Check", "Columns", "Measurement", "Metric", "Standalone", "check_types"]

@@ -106,7 +106,7 @@ class FunctionalDependency(Check):
 
         pairs = (
             exp.select(
-                *[exp.alias_(k.copy(), n) for k, n in zip(keys, names)],
+                *[exp.alias_(k.copy(), n) for k, n in zip(keys, names, strict=False)],
                 exp.alias_(value.copy(), "wd_v"),
                 exp.alias_(exp.Min(this=sqlbuild.column(self.dependent)), "wd_shown"),
                 exp.alias_(sqlbuild.count_star(), "wd_n"),
@@ -172,7 +172,7 @@ class FunctionalDependency(Check):
         )
         on = sqlbuild.and_all(*[
             exp.EQ(this=sqlbuild.exact(sqlbuild.column(c, "src"), dialect), expression=sqlbuild.column(n, "m"))
-            for c, n in zip(self.determinant, names)])
+            for c, n in zip(self.determinant, names, strict=False)])
         same = exp.NullSafeEQ(this=sqlbuild.exact(sqlbuild.column(self.dependent, "src"), dialect),
                               expression=sqlbuild.column("wd_majority_key", "m"))
         wrong = exp.or_(exp.EQ(this=sqlbuild.column("wd_decided", "m"), expression=_one("0")),
