@@ -41,9 +41,11 @@ class CustomSqlOptions(BaseModel):
 
     @model_validator(mode="after")
     def _one_query(self) -> CustomSqlOptions:
-        if (self.sql is None) == (self.failing_rows_sql is None):
-            raise ValueError("give exactly one of `sql` (returns the failing count) and `failing_rows_sql` "
-                             "(returns the failing rows)")
+        if self.sql is None and self.failing_rows_sql is None:
+            raise ValueError("missing required option 'sql' (a query returning the failing count) or "
+                             "'failing_rows_sql' (a query returning the failing rows)")
+        if self.sql is not None and self.failing_rows_sql is not None:
+            raise ValueError("give one of 'sql' and 'failing_rows_sql', not both")
         return self
 
 
