@@ -286,4 +286,4 @@ audits:
     assert drift.status == "fail" and drift.details["added"] == ["note"]
     assert drift.details["previous_run"] == runs[-1].run_id
     html = (last.run_dir / "report.html").read_text()
-    assert "<svg" in html and "expected 0.09" in html
+    assert "<svg" in html and "expected 9.00% to 11.00%" in html

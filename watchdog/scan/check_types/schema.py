@@ -113,7 +113,7 @@ class Schema(_CatalogCheck):
                                    "actual_type": column["type"]})
         extra = [] if self.options.allow_extra else [c["name"] for c in actual if c["name"] not in matched]
         return Measurement(
-            failing=len(missing) + len(mismatched) + len(extra), total=len(declared),
+            failing=len(missing) + len(mismatched) + len(extra),
             details={"missing": missing, "wrong_type": mismatched, "extra": extra, "columns": actual})
 
 
@@ -134,7 +134,7 @@ class SchemaChanges(_CatalogCheck):
         actual: list[dict[str, str]] = values[self._columns()]
         run_id, before = self._previous()
         if before is None:
-            return Measurement(failing=0, total=len(actual),
+            return Measurement(failing=0,
                                details={"previous_run": None, "added": [], "removed": [], "type_changed": [],
                                         "columns": actual, "note": "no previous run to compare with"})
         old = {c["name"]: c for c in before}
@@ -144,6 +144,6 @@ class SchemaChanges(_CatalogCheck):
         changed = [{"column": n, "old": old[n]["generic"], "new": new[n]["generic"], "old_type": old[n]["type"],
                     "new_type": new[n]["type"]}
                    for n in new if n in old and old[n]["generic"] != new[n]["generic"]]
-        return Measurement(failing=len(added) + len(removed) + len(changed), total=len(actual),
+        return Measurement(failing=len(added) + len(removed) + len(changed),
                            details={"previous_run": run_id, "added": added, "removed": removed,
                                     "type_changed": changed, "columns": actual})
