@@ -33,6 +33,7 @@ from watchdog.sandbox import Sandbox
 from watchdog.scan.scanner import scan
 from watchdog.scan.suites import load_suite
 
+
 def _data_dir() -> Path:
     """``shared/datasets/raha_hospital`` beside the repository (or beside a folder above it)."""
     for parent in Path(__file__).resolve().parents:
