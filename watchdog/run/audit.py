@@ -63,9 +63,8 @@ def execute_audit(settings: Settings, name: str, *, store: HistoryStore | None =
         try:
             previous = store.previous_run(name, run_id)
             outcome = run_scan(
-                settings.database_url(audit.database), [settings.path(p) for p in audit.checks], out_dir=run_dir,
-                timeout_s=settings.databases[audit.database].timeout_s,
-                max_rows=settings.databases[audit.database].max_rows, sample=audit.sample, on_progress=on_progress,
+                settings.database(audit.database), [settings.path(p) for p in audit.checks], out_dir=run_dir,
+                sample=audit.sample, on_progress=on_progress,
                 llm=audit.llm, settings=settings, models=models, run_id=run_id,
                 previous_findings=store.findings_of(previous.id) if previous else [], audit=name,
                 history=past_findings(store, name, run_id))

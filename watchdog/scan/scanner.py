@@ -11,7 +11,7 @@ import re
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from watchdog import __version__
@@ -28,9 +28,9 @@ from watchdog.sandbox import Sandbox
 from watchdog.scan import anomalies
 from watchdog.scan.check_types import Check, Columns, Metric, Standalone
 from watchdog.scan.planner import Statement, batch_statements, plan
+from watchdog.settings import DEFAULT_SAMPLE
 
 Progress = Callable[[int, int, str], None]
-DEFAULT_SAMPLE = 5
 
 
 @dataclass
@@ -48,7 +48,7 @@ def scan(sandbox: Sandbox, checks: list[Check], *, sample: int = DEFAULT_SAMPLE,
     and ``schema_changes``."""
     for check in checks:
         check.past = list((history or {}).get(check.name, []))
-    started = datetime.now(timezone.utc)
+    started = datetime.now(UTC)
     clock = time.monotonic()
     the_plan = plan(checks, sandbox.dialect)
     measured = _Measured()
