@@ -3,7 +3,7 @@ MariaDB (one GROUP BY, the current bucket never judged), and anomalies against a
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -53,7 +53,7 @@ def test_too_little_history_is_never_an_anomaly():
 
 
 def test_weekly_seasonality_compares_a_day_with_the_same_weekday():
-    monday = datetime(2026, 1, 5, tzinfo=timezone.utc)
+    monday = datetime(2026, 1, 5, tzinfo=UTC)
     points = [(monday + timedelta(days=i), 100.0 if (monday + timedelta(days=i)).weekday() < 5 else 10.0)
               for i in range(28)]
     saturday = monday + timedelta(days=33)
@@ -75,7 +75,7 @@ def test_trend_follows_a_line():
 
 
 def _now() -> datetime:
-    return datetime.now(timezone.utc).replace(tzinfo=None)
+    return datetime.now(UTC).replace(tzinfo=None)
 
 
 def orders(spike: int = 40) -> list[tuple[Any, ...]]:
@@ -130,9 +130,11 @@ def test_bucketed_anomalies_judge_complete_buckets_only(database, tmp_path):
     count = found["orders.row_count"]
     a = count.details["anomaly"]
     assert count.status == "fail" and count.observed == 14 * 10 - 10 + 40 + 100
-    assert (a["source"], a["bucket"], a["value"], a["expected"], a["low"], a["high"]) == ("buckets", "day", 40, 10, 9, 11)
+    assert (a["source"], a["bucket"], a["value"]) == ("buckets", "day", 40)
+    assert (a["expected"], a["low"], a["high"]) == (10, 9, 11)
     assert a["training_points"] == 12 and a["anomalous"] is True
-    assert [(j["at"][:10], j["value"], j["anomalous"]) for j in a["judged"]] == [(before, 10, False), (yesterday, 40, True)]
+    judged = [(j["at"][:10], j["value"], j["anomalous"]) for j in a["judged"]]
+    assert judged == [(before, 10, False), (yesterday, 40, True)]
     assert len(a["series"]) == 14 and a["series"][-1]["value"] == 40  # days before the first row are not zeros
 
     rate = found["orders.email.not_null"].details["anomaly"]  # 1 in 10 NULL, yesterday 20 of 40
@@ -185,7 +187,7 @@ tables:
 
 
 def history_of(name: str, values: list[float], key: str = "rate") -> dict[str, list[dict[str, Any]]]:
-    start = datetime.now(timezone.utc) - timedelta(days=len(values))
+    start = datetime.now(UTC) - timedelta(days=len(values))
     return {name: [{"run_id": f"r{i}", "started_at": (start + timedelta(days=i)).isoformat(),
                     "finding": {"name": name, "status": "pass", key: v}} for i, v in enumerate(values)]}
 

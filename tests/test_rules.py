@@ -145,8 +145,10 @@ custom_sql:
         doc = scan(box, load_suite(path).checks)
     found = {f.name: f for f in doc.findings}
     assert (found["bad_rows"].status, found["bad_rows"].failing) == ("fail", 2)
-    assert found["bad_rows"].sample == [{"id": 2, "started_at": 5, "ended_at": 3}, {"id": 3, "started_at": 7, "ended_at": 4}]
-    assert found["bad_rows"].sql == "SELECT id, started_at, ended_at FROM events WHERE ended_at < started_at ORDER BY id"
+    assert found["bad_rows"].sample == [{"id": 2, "started_at": 5, "ended_at": 3},
+                                        {"id": 3, "started_at": 7, "ended_at": 4}]
+    assert found["bad_rows"].sql == ("SELECT id, started_at, ended_at FROM events WHERE ended_at < started_at "
+                                     "ORDER BY id")
     assert (found["none_bad"].status, found["none_bad"].failing) == ("pass", 0)
     assert (found["old_form"].status, found["old_form"].failing) == ("fail", 2)
     assert found["writes"].status == "error"
@@ -157,7 +159,8 @@ custom_sql:
 def test_custom_sql_needs_one_of_the_two_queries(tmp_path):
     path = tmp_path / "suite.yaml"
     path.write_text("custom_sql:\n  - name: both\n    sql: SELECT 1\n    failing_rows_sql: SELECT 1\n")
-    with pytest.raises(SuiteError, match="suite.yaml:2: custom_sql\\[0\\]: give one of 'sql' and 'failing_rows_sql'"):
+    with pytest.raises(SuiteError,
+                       match="suite.yaml:2: custom_sql\\[0\\]: give one of 'sql' and 'failing_rows_sql'"):
         load_suite(path)
 
 
@@ -170,7 +173,8 @@ def create_users(database, columns: dict[str, str]) -> None:
     from tests.dbs import TYPES
 
     q = database.quote
-    cols = ", ".join(f"{q(c)} {DATE[database.kind] if t == 'date' else TYPES[t][database.kind]}" for c, t in columns.items())
+    cols = ", ".join(f"{q(c)} {DATE[database.kind] if t == 'date' else TYPES[t][database.kind]}"
+                     for c, t in columns.items())
     database.run(f"CREATE TABLE {q('users')} ({cols})")
 
 
@@ -188,7 +192,8 @@ tables:
     strict = found["strict"]
     assert strict.status == "fail" and strict.failing == 2
     assert strict.details["missing"] == ["phone"]
-    assert [(w["column"], w["expected"], w["actual"]) for w in strict.details["wrong_type"]] == [("id", "text", "integer")]
+    wrong = [(w["column"], w["expected"], w["actual"]) for w in strict.details["wrong_type"]]
+    assert wrong == [("id", "text", "integer")]
     assert strict.details["extra"] == []
 
 

@@ -80,7 +80,8 @@ def rule_lines(f: Finding) -> list[str]:
         if d.get("removed"):
             out.append("Columns removed: " + ", ".join(d["removed"]) + ".")
         for c in d.get("type_changed") or []:
-            out.append(f"Column {c['column']} changed type: {c['old']} ({c['old_type']}) to {c['new']} ({c['new_type']}).")
+            out.append(f"Column {c['column']} changed type: {c['old']} ({c['old_type']}) "
+                       f"to {c['new']} ({c['new_type']}).")
         return out
     return []
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, cast
 
 from sqlglot import exp
 
@@ -128,9 +128,9 @@ def plan_buckets(check: Check, spec: AnomalyOptions, dialect: str, now: datetime
     starts = [first + size * i for i in range(training + spec.detection)]
     ts = sqlbuild.column(spec.timestamp_column or "")
     key = _bucket_key(ts.copy(), bucket, dialect)
-    window = exp.and_(
+    window = cast(exp.Expression, exp.and_(
         exp.GTE(this=_bound(ts.copy(), dialect), expression=exp.Literal.string(first.strftime("%Y-%m-%d %H:%M:%S"))),
-        exp.LT(this=_bound(ts.copy(), dialect), expression=exp.Literal.string(current.strftime("%Y-%m-%d %H:%M:%S"))))
+        exp.LT(this=_bound(ts.copy(), dialect), expression=exp.Literal.string(current.strftime("%Y-%m-%d %H:%M:%S")))))
     query = (exp.select(exp.alias_(key, "wd_bucket"),
                         *[exp.alias_(a, f"wd_a{i}") for i, a in enumerate(_aggregates(check, dialect))])
              .from_(sqlbuild.table(check.table or ""))

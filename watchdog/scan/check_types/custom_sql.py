@@ -63,15 +63,16 @@ class CustomSql(Check):
         sql = _clean(self.options.sql or "")  # type: ignore[attr-defined]
         return Standalone(sql, sql)
 
-    def _rows_query(self, dialect: str) -> exp.Expression:
+    def _rows_query(self, dialect: str) -> exp.Query:
         text = _clean(self.options.failing_rows_sql or "")  # type: ignore[attr-defined]
         try:
             parsed = sqlglot.parse(text, read=dialect)
         except (ParseError, TokenError) as exc:
             raise QueryRefused(f"failing_rows_sql is not valid SQL: {str(exc).splitlines()[0][:200]}") from None
-        if len(parsed) != 1 or not isinstance(parsed[0], (exp.Query)):
+        query = parsed[0] if len(parsed) == 1 else None
+        if not isinstance(query, exp.Query):
             raise QueryRefused("failing_rows_sql must be one SELECT returning the failing rows")
-        return parsed[0]
+        return query
 
     def _count(self, dialect: str) -> Standalone:
         query = exp.select(sqlbuild.count_star()).from_(self._rows_query(dialect).subquery("wd_failing"))

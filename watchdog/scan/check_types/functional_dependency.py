@@ -17,7 +17,7 @@ finding's SQL list the failing rows beside ``wd_majority_value`` (NULL when the 
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from pydantic import Field, field_validator
 from sqlglot import exp
@@ -132,13 +132,13 @@ class FunctionalDependency(Check):
 
     def _decided(self) -> exp.Expression:
         """This (group, value) row holds the group's single most common value."""
-        return exp.and_(exp.EQ(this=exp.column("wd_n"), expression=exp.column("wd_top")),
-                        exp.EQ(this=exp.column("wd_winners"), expression=_one("1")))
+        return cast(exp.Expression, exp.and_(exp.EQ(this=exp.column("wd_n"), expression=exp.column("wd_top")),
+                        exp.EQ(this=exp.column("wd_winners"), expression=_one("1"))))
 
     def _summary(self, dialect: str) -> Standalone:
         failing = exp.Sum(this=_case(self._decided(), _one("0"), exp.column("wd_n")))
         first = exp.EQ(this=exp.column("wd_rank"), expression=_one("1"))
-        tied = exp.and_(first.copy(), exp.GT(this=exp.column("wd_winners"), expression=_one("1")))
+        tied = cast(exp.Expression, exp.and_(first.copy(), exp.GT(this=exp.column("wd_winners"), expression=_one("1"))))
         query = exp.select(
             exp.alias_(failing, "failing_rows"),
             exp.alias_(exp.Sum(this=_case(first, _one("1"), _one("0"))), "groups_in_conflict"),
