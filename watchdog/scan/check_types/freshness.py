@@ -66,7 +66,7 @@ class FreshnessOptions(CheckOptions):
         return str(value)
 
     @model_validator(mode="after")
-    def _judged(self) -> "FreshnessOptions":
+    def _judged(self) -> FreshnessOptions:
         if self.max_age is None and self.anomaly is None:
             raise ValueError("missing required option 'max_age' (or `anomaly:` to learn the usual age)")
         return self
