@@ -289,3 +289,38 @@ audits:
     assert drift.details["previous_run"] == runs[-1].run_id
     html = (last.run_dir / "report.html").read_text()
     assert "<svg" in html and "expected 9.00% to 11.00%" in html
+
+
+def test_hour_and_week_buckets_and_bucketed_freshness(database, tmp_path):
+    now = _now()
+    hour = now.replace(minute=0, second=0, microsecond=0)
+    week = now.replace(hour=0, minute=0, second=0, microsecond=0) - timedelta(days=now.weekday())
+    hourly = [(h, hour - timedelta(hours=h) + timedelta(minutes=10)) for h in range(1, 31)
+              for _ in range(20 if h == 1 else 5)]
+    weekly = [(w, week - timedelta(weeks=w) + timedelta(days=2, hours=12)) for w in range(1, 11)
+              for _ in range(30 if w == 1 else 7)]
+    day = now.replace(hour=0, minute=0, second=0, microsecond=0)
+    daily = [(d, day - timedelta(days=d) + timedelta(hours=6)) for d in range(2, 15)]  # nothing yesterday
+    database.create_table("hourly", {"id": "int", "at": "timestamp"}, hourly + [(0, hour)])
+    database.create_table("weekly", {"id": "int", "at": "timestamp"}, weekly + [(0, week)])
+    database.create_table("daily", {"id": "int", "at": "timestamp"}, daily)
+    found = scan_suite(database, """\
+tables:
+  hourly:
+    - row_count: {anomaly: {timestamp_column: at, bucket: hour, training: 24h}}
+  weekly:
+    - row_count: {anomaly: {timestamp_column: at, bucket: week, training: 8w}}
+  daily:
+    - freshness: {column: at, anomaly: {timestamp_column: at, bucket: day, training: 14d}}
+""", tmp_path)
+    h = found["hourly.row_count"].details["anomaly"]
+    assert found["hourly.row_count"].status == "fail"
+    assert (h["value"], h["expected"], h["training_points"], len(h["series"])) == (20, 5, 24, 26)
+    assert h["judged"][-1]["at"].startswith((hour - timedelta(hours=1)).strftime("%Y-%m-%dT%H:00"))
+    w = found["weekly.row_count"].details["anomaly"]
+    assert found["weekly.row_count"].status == "fail"
+    assert (w["value"], w["expected"], w["training_points"]) == (30, 7, 8)
+    assert w["judged"][-1]["at"][:10] == (week - timedelta(weeks=1)).date().isoformat()
+    f = found["daily.at.freshness"].details["anomaly"]  # the newest row is 18 h old at each day's end; yesterday 42 h
+    assert found["daily.at.freshness"].status == "fail"
+    assert (f["value"], f["expected"], f["reason"]) == (42 * 3600, 18 * 3600, "above the expected range")
