@@ -226,3 +226,76 @@ def test_schema_changes_against_the_previous_run(database, tmp_path):
     assert (changed.status, changed.failing) == ("fail", 3)
     assert changed.details["added"] == ["phone"] and changed.details["removed"] == ["score"]
     assert [(c["column"], c["old"], c["new"]) for c in changed.details["type_changed"]] == [("id", "integer", "text")]
+
+
+CONTRACT = """\
+tables:
+  hospital:
+    - functional_dependency: {determinant: [zip], dependent: city}   # name: hospital.zip->city.functional_dependency
+    - expression: {condition: "discharge_date >= admit_date"}
+    - pattern: {column: kind, regex: 'DROP|DELETE', match: false}
+    - schema: {columns: {id: integer, email: text}, allow_extra: true}
+    - schema_changes: {}                      # against the audit's previous run; passes when there is none
+    - row_count:
+        anomaly: {timestamp_column: created_at, bucket: day, training: 28d}   # sensitivity, direction optional
+    - not_null:
+        column: email
+        anomaly: {}                           # the failing rate against this audit's run history
+custom_sql:
+  - name: bad_rows
+    failing_rows_sql: SELECT * FROM events WHERE ended_at < started_at
+"""
+
+
+def test_the_issue_contract_suite_works_as_written(database, tmp_path):
+    from datetime import UTC, datetime, timedelta
+
+    day = datetime.now(UTC).replace(tzinfo=None, hour=0, minute=0, second=0, microsecond=0)
+    rows = [(i, "02139", "cambridge" if i != 5 else "cambrdge", "note", None if i == 2 else "e@x", "2020-01-01",
+             "2020-01-03" if i != 7 else "2019-12-31", day - timedelta(days=i % 20 + 1, hours=-6))
+            for i in range(1, 41)]
+    columns = {"id": "int", "zip": "text", "city": "text", "kind": "text", "email": "text", "admit_date": "date",
+               "discharge_date": "date", "created_at": "timestamp"}
+    database.create_table("hospital", columns, rows)
+    database.create_table("events", {"id": "int", "started_at": "int", "ended_at": "int"}, [(1, 2, 1), (2, 1, 2)])
+    found = run(database, CONTRACT, tmp_path)
+    assert list(found) == ["hospital.zip->city.functional_dependency",
+                           "hospital.expression(discharge_date >= admit_date)", "hospital.kind.pattern",
+                           "hospital.schema", "hospital.schema_changes", "hospital.row_count",
+                           "hospital.email.not_null", "bad_rows"]
+    figures = {name: (f.status, f.failing) for name, f in found.items()}
+    assert figures == {
+        "hospital.zip->city.functional_dependency": ("fail", 1),
+        "hospital.expression(discharge_date >= admit_date)": ("fail", 1),
+        "hospital.kind.pattern": ("pass", 0),
+        "hospital.schema": ("pass", 0),
+        "hospital.schema_changes": ("pass", 0),
+        "hospital.row_count": ("pass", None),       # 2 rows a day, every day: usual
+        "hospital.email.not_null": ("pass", 1),     # no history: not judged, no threshold
+        "bad_rows": ("fail", 1),
+    }
+    assert found["hospital.zip->city.functional_dependency"].sample[0]["wd_majority_value"] == "cambridge"
+    assert found["hospital.row_count"].details["anomaly"]["expected"] == 2
+
+
+DENIED = {"sqlite": "load_extension('x') IS NULL", "postgresql": "pg_sleep(1) IS NULL", "mariadb": "sleep(1) = 0"}
+
+
+def test_an_expression_goes_through_the_sandbox(database, tmp_path):
+    database.create_table("stays", {"id": "int", "admit_date": "date", "discharge_date": "date"}, STAYS)
+    suite = f"tables:\n  stays:\n    - expression: {{condition: \"{DENIED[database.kind]}\", name: x}}\n"
+    found = run(database, suite, tmp_path)
+    assert found["x"].status == "error" and "not allowed" in (found["x"].error or "")
+
+
+def test_sqlite_iso_text_timestamps_with_a_t_fall_in_the_right_hour(make_database, tmp_path):
+    from datetime import UTC, datetime, timedelta
+
+    db = make_database("sqlite")
+    hour = datetime.now(UTC).replace(tzinfo=None, minute=0, second=0, microsecond=0)
+    stamps = [(h, (hour - timedelta(hours=h) + timedelta(minutes=30)).isoformat()) for h in range(1, 12)
+              for _ in range(9 if h == 1 else 3)]
+    db.create_table("t", {"id": "int", "at": "text"}, stamps + [(0, (hour + timedelta(seconds=5)).isoformat())])
+    a = run(db, "tables:\n  t:\n    - row_count: {anomaly: {timestamp_column: at, bucket: hour, training: 8h}}\n",
+            tmp_path)["t.row_count"].details["anomaly"]
+    assert (a["value"], a["expected"], a["training_points"], a["anomalous"]) == (9, 3, 8, True)

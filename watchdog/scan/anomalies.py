@@ -107,7 +107,7 @@ def _bucket_key(col: exp.Expression, bucket: str, dialect: str) -> exp.Expressio
 
 def _bound(col: exp.Expression, dialect: str) -> exp.Expression:
     """The column as compared with the window's bounds (SQLite: normalised text, 'T' or not)."""
-    return exp.Anonymous(this="DATETIME", expressions=[col]) if dialect == "sqlite" else col
+    return col if dialect in ("postgres", "mysql") else exp.Anonymous(this="DATETIME", expressions=[col])
 
 
 def _aggregates(check: Check, dialect: str) -> list[exp.Expression]:
