@@ -324,3 +324,15 @@ tables:
     f = found["daily.at.freshness"].details["anomaly"]  # the newest row is 18 h old at each day's end; yesterday 42 h
     assert found["daily.at.freshness"].status == "fail"
     assert (f["value"], f["expected"], f["reason"]) == (42 * 3600, 18 * 3600, "above the expected range")
+
+
+def test_trends_compare_an_anomalous_row_count_by_its_distance_from_the_expected_value():
+    from watchdog.trends import mark
+
+    def finding(value: float) -> dict[str, Any]:
+        return {"name": "t.row_count", "check": "row_count", "status": "fail", "observed": value,
+                "details": {"anomaly": {"value": value, "expected": 100.0}}}
+
+    assert mark(finding(400), finding(300)) == "worse"
+    assert mark(finding(20), finding(10)) == "better"
+    assert mark(finding(100 + 50), finding(100 - 50)) == "unchanged"
