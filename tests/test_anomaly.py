@@ -336,3 +336,13 @@ def test_trends_compare_an_anomalous_row_count_by_its_distance_from_the_expected
     assert mark(finding(400), finding(300)) == "worse"
     assert mark(finding(20), finding(10)) == "better"
     assert mark(finding(100 + 50), finding(100 - 50)) == "unchanged"
+
+
+def test_the_llm_sees_the_band_but_not_the_series():
+    from watchdog.graph.prompts import findings_data
+
+    finding = {"name": "t.row_count", "check": "row_count", "status": "fail", "observed": 40,
+               "details": {"anomaly": {"value": 40, "expected": 10, "low": 9, "high": 11,
+                                       "series": [{"at": "2026-01-01", "value": 10}] * 300}}}
+    data = findings_data({"findings": [finding]})
+    assert '"expected": 10' in data and '"high": 11' in data and "series" not in data

@@ -8,13 +8,11 @@ from typing import Any
 import sqlalchemy as sa
 
 from watchdog.history.store import HistoryStore, run_findings, runs
-
-#: runs of history read for a run (the newest ones before it)
-HISTORY_RUNS = 90
+from watchdog.settings import DEFAULT_HISTORY_RUNS
 
 
 def past_findings(store: HistoryStore, audit: str, before_run_id: str,
-                  runs_back: int = HISTORY_RUNS) -> dict[str, list[dict[str, Any]]]:
+                  runs_back: int = DEFAULT_HISTORY_RUNS) -> dict[str, list[dict[str, Any]]]:
     """``{check name: [{"run_id", "started_at", "finding"}, ...]}``, oldest first, from up to
     ``runs_back`` finished runs of ``audit`` started before ``before_run_id``."""
     current = store.get_run(before_run_id)
