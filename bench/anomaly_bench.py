@@ -108,15 +108,22 @@ KINDS = ("static", "noisy", "trend", "weekly", "spikes", "drops", "level_shift",
 Detector = Callable[[Series, int], bool]
 
 
+def watchdog_no_season(s: Series, i: int) -> bool:
+    """Defaults, but with seasonality off (``seasonality: none``)."""
+    points = list(zip(s.dates[i - WINDOW:i], s.values[i - WINDOW:i], strict=True))
+    return judge_point(points, s.dates[i], s.values[i], DetectorConfig(seasonality="none")).anomalous
+
+
 def watchdog_default(s: Series, i: int) -> bool:
-    points = list(zip(s.dates[i - WINDOW:i], s.values[i - WINDOW:i], strict=False))
+    points = list(zip(s.dates[i - WINDOW:i], s.values[i - WINDOW:i], strict=True))
     return judge_point(points, s.dates[i], s.values[i], DetectorConfig()).anomalous
 
 
 def watchdog_configured(s: Series, i: int) -> bool:
     """As a user would set it up: ``seasonality: weekly`` on the seasonal series, ``trend: true`` on the trend."""
-    points = list(zip(s.dates[i - WINDOW:i], s.values[i - WINDOW:i], strict=False))
-    config = DetectorConfig(weekly=s.weekly, trend=s.trend, min_training=4 if s.weekly else 5)
+    points = list(zip(s.dates[i - WINDOW:i], s.values[i - WINDOW:i], strict=True))
+    config = DetectorConfig(seasonality="weekly" if s.weekly else "auto", trend=s.trend,
+                            min_training=4 if s.weekly else 5)
     return judge_point(points, s.dates[i], s.values[i], config).anomalous
 
 
@@ -124,7 +131,9 @@ def plain_zscore(s: Series, i: int) -> bool:
     return zscore(s.values[i - WINDOW:i], s.values[i], 3.0)
 
 
-DETECTORS: dict[str, Detector] = {"z-score (mean/sd, 3)": plain_zscore, "watchdog (defaults)": watchdog_default,
+DETECTORS: dict[str, Detector] = {"z-score (mean/sd, 3)": plain_zscore,
+                                  "watchdog (seasonality: none)": watchdog_no_season,
+                                  "watchdog (defaults)": watchdog_default,
                                   "watchdog (weekly/trend set)": watchdog_configured}
 
 
@@ -152,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
     for name, detector in DETECTORS.items():
         results[name] = {kind: score(detector, group) for kind, group in all_series.items()}
         results[name]["all"] = score(detector, [s for group in all_series.values() for s in group])
-    header = f"{'series':<12}" + "".join(f" | {name:>27}" for name in DETECTORS)
+    header = f"{'series':<12}" + "".join(f" | {name:>29}" for name in DETECTORS)
     print(f"labelled points judged: {results[next(iter(DETECTORS))]['all']['points']} "
           f"({results[next(iter(DETECTORS))]['all']['anomalies']} anomalies), window {WINDOW}, seeds {SEEDS}")
     print("precision / recall (false positives, missed)")

@@ -57,11 +57,14 @@ def test_weekly_seasonality_compares_a_day_with_the_same_weekday():
     points = [(monday + timedelta(days=i), 100.0 if (monday + timedelta(days=i)).weekday() < 5 else 10.0)
               for i in range(28)]
     saturday = monday + timedelta(days=33)
-    weekly = DetectorConfig(weekly=True, min_training=4)
+    weekly = DetectorConfig(seasonality="weekly", min_training=4)
     assert judge_point(points, saturday, 100.0, weekly).anomalous
     assert not judge_point(points, saturday, 10.0, weekly).anomalous
     assert not judge_point(points, saturday + timedelta(days=2), 100.0, weekly).anomalous
-    assert judge_point(points, saturday, 10.0, DetectorConfig()).anomalous  # without seasonality: a weekday's level
+    flat = DetectorConfig(seasonality="none")
+    assert judge_point(points, saturday, 10.0, flat).anomalous  # without seasonality: a weekday's level
+    assert not judge_point(points, saturday, 10.0).anomalous  # auto: the training shows a week
+    assert judge_point(points, saturday, 100.0).anomalous
 
 
 def test_trend_follows_a_line():

@@ -11,6 +11,9 @@ outlier in the training window does not widen the band for everything after it (
 ignore it; a mean and standard deviation do not). A value of 0 where the training never had a 0
 is a drop whatever the spread (a noisy series still notices that it stopped). With weekly
 seasonality only the training points of the same weekday (and hour, for hourly buckets) count.
+``seasonality="auto"`` (the default) uses weekly seasonality when the training shows it: at least
+15 % of the training points lie outside a band drawn without seasons, and at most a third as many
+outside their own weekday's band (then 3 points of the same weekday are enough to judge).
 
 :func:`zscore` is the plain z-score (mean, standard deviation, threshold 3) used as the baseline
 in ``bench/anomaly_bench.py``.
@@ -20,8 +23,9 @@ from __future__ import annotations
 
 import math
 import statistics
+from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from datetime import datetime
 from typing import Any, Literal
 
@@ -39,8 +43,8 @@ class DetectorConfig:
     min_spread: float = 0.0
     #: fewer training points than this: no judgement (too little history)
     min_training: int = 5
-    #: only the training points of the same weekday (and hour) count
-    weekly: bool = False
+    #: weekly: only the training points of the same weekday (and hour) count; auto: when the training shows a week
+    seasonality: Literal["none", "weekly", "auto"] = "auto"
     #: fit a robust line through the training points instead of taking their median
     trend: bool = False
 
@@ -135,10 +139,42 @@ def judge(training: Sequence[float], value: float, config: DetectorConfig = Dete
     return Judgement(value, expected, low, high, anomalous, None if math.isinf(score) else score, n, reason)
 
 
+AUTO_MIN_OUTSIDE = 0.15
+AUTO_MIN_SEASON = 3
+
+
+def _outside(values: Sequence[float], config: DetectorConfig) -> list[bool]:
+    """Which of ``values`` lie outside the band drawn from all of them (in-sample)."""
+    centre = statistics.median(values)
+    spread = MAD_TO_SD * statistics.median(abs(v - centre) for v in values)
+    half = max(config.sensitivity * spread, config.min_change * abs(centre), config.min_spread)
+    return [abs(v - centre) > half for v in values]
+
+
+def looks_weekly(points: Sequence[tuple[datetime | None, float]], config: DetectorConfig = DetectorConfig(),
+                 hourly: bool = False) -> bool:
+    """Does the training follow a week? Many points are outliers without seasons, few within their weekday."""
+    dated = [(t, float(v)) for t, v in points if t is not None and v is not None]
+    if len(dated) < 14:
+        return False
+    groups: dict[tuple[int, int] | None, list[float]] = defaultdict(list)
+    for t, v in dated:
+        groups[_season(t, hourly)].append(v)
+    if len(groups) < 7 or min(len(g) for g in groups.values()) < 2:
+        return False
+    flat = sum(_outside([v for _, v in dated], config)) / len(dated)
+    within = sum(sum(_outside(g, config)) for g in groups.values()) / len(dated)
+    return flat >= AUTO_MIN_OUTSIDE and within <= flat / 3
+
+
 def judge_point(points: Sequence[tuple[datetime | None, float]], at: datetime | None, value: float,
                 config: DetectorConfig = DetectorConfig(), *, hourly: bool = False) -> Judgement:
     """Judge ``value`` observed at ``at`` against the dated training ``points`` (oldest first)."""
-    training = seasonal(points, at, hourly) if config.weekly else list(points)
+    weekly = config.seasonality == "weekly"
+    if config.seasonality == "auto" and at is not None and looks_weekly(points, config, hourly):
+        weekly = True
+        config = replace(config, min_training=min(config.min_training, AUTO_MIN_SEASON))
+    training = seasonal(points, at, hourly) if weekly else list(points)
     positions = None
     at_position = None
     if config.trend and all(p[0] is not None for p in training) and at is not None and training:

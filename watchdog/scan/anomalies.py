@@ -66,7 +66,7 @@ def suite_problems(check: Check) -> list[str]:
 
 def config_of(spec: AnomalyOptions) -> DetectorConfig:
     return DetectorConfig(sensitivity=spec.sensitivity, direction=spec.direction, min_change=spec.min_change,
-                          min_training=spec.min_training, weekly=spec.seasonality == "weekly", trend=spec.trend)
+                          min_training=spec.min_training, seasonality=spec.seasonality, trend=spec.trend)
 
 
 # ---- buckets

@@ -40,7 +40,7 @@ class AnomalyOptions(BaseModel):
     #: a change smaller than this fraction of the expected value is never an anomaly
     min_change: float = Field(default=0.1, ge=0)
     min_training: int = Field(default=5, ge=1)
-    seasonality: Literal["none", "weekly"] = "none"
+    seasonality: Literal["auto", "weekly", "none"] = "auto"
     trend: bool = False
 
     @field_validator("training", mode="before")
