@@ -63,7 +63,8 @@ def plan(checks: list[Check], dialect: str, *, max_columns: int = MAX_COLUMNS_PE
                 standalone.setdefault(metric.key, metric)
     for (table, where), aggregates in batches.items():
         result.statements.extend(batch_statements(table, where, aggregates, dialect, max_columns, max_chars))
-    result.statements.extend(Statement(m.sql if isinstance(m, Standalone) else "", [m]) for m in standalone.values())
+    result.statements.extend(Statement(m.sql, [m]) if isinstance(m, Standalone) else Statement("", [m], m.table)
+                             for m in standalone.values())
     return result
 
 
