@@ -299,3 +299,41 @@ def test_sqlite_iso_text_timestamps_with_a_t_fall_in_the_right_hour(make_databas
     a = run(db, "tables:\n  t:\n    - row_count: {anomaly: {timestamp_column: at, bucket: hour, training: 8h}}\n",
             tmp_path)["t.row_count"].details["anomaly"]
     assert (a["value"], a["expected"], a["training_points"], a["anomalous"]) == (9, 3, 8, True)
+
+
+def test_reports_describe_the_new_types_and_escape_column_names():
+    from watchdog.findings import FindingsDoc, Summary
+    from watchdog.report import render_markdown
+    from watchdog.report.html import render_html
+
+    evil = "<script>x</script>|"
+    findings = [
+        Finding(name="t.zip->city.functional_dependency", check="functional_dependency", table="t", column="city",
+                columns=["zip", "city"], status="fail", failing=3, total=13, rate=3 / 13,
+                details={"groups_in_conflict": 3, "rows_in_conflict": 9, "tied_groups": 1}),
+        Finding(name="t.schema", check="schema", table="t", status="fail", failing=2,
+                details={"missing": [evil], "wrong_type": [{"column": "id", "expected": "text", "actual": "integer",
+                                                             "actual_type": "INTEGER"}], "extra": [], "columns": []}),
+        Finding(name="t.row_count", check="row_count", table="t", status="fail", total=40, observed=40,
+                details={"anomaly": {"metric": "value", "source": "buckets", "bucket": "day", "timestamp_column": "at",
+                                     "training": "28d", "value": 40, "expected": 10, "low": 9, "high": 11,
+                                     "training_points": 12, "reason": "above the expected range", "anomalous": True,
+                                     "judged": [{"at": "2026-01-02T00:00:00+00:00", "value": 40, "low": 9,
+                                                 "high": 11, "anomalous": True}],
+                                     "series": [{"at": "2026-01-01T00:00:00+00:00", "value": 10},
+                                                {"at": "2026-01-02T00:00:00+00:00", "value": 40}]}}),
+    ]
+    doc = FindingsDoc(database="sqlite:///x.db", started_at="2026-01-03T00:00:00Z", duration_s=0.1,
+                      summary=Summary.of(findings), findings=findings)
+    md = render_markdown(doc)
+    assert "- Groups of equal zip with more than one city: 3 (9 rows), 1 of them tied" in md
+    assert "- Column id: expected text, is integer (INTEGER)." in md
+    assert "- 40 rows." in md and "expected at least 1" not in md
+    assert ("- Anomaly (per day of at, training 28d): rows 40 in the last complete day; expected 9 to 11 "
+            "(typical 10, from 12 training points): above the expected range.") in md
+    assert "<script>x</script>|" not in md
+    html = render_html(doc)
+    assert "<script>" not in html and "&lt;script&gt;" in html
+    svg = html[html.index("<svg"):html.index("</svg>")]
+    assert "<rect" in svg and "<polyline" in svg and 'fill="#cc0000"' in svg  # band, series, the anomalous day
+    assert "2 column(s) in question" in html
