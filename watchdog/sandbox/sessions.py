@@ -232,7 +232,8 @@ class PostgresSession(_EngineSession):
         with raw.cursor() as cur:
             cur.execute("BEGIN TRANSACTION READ ONLY")
             # standard_conforming_strings: 'a\' is a whole string, as the parser read it
-            cur.execute(f"SELECT set_config('statement_timeout', '{ms}', true), set_config('lock_timeout', '{ms}', true), "
+            cur.execute(f"SELECT set_config('statement_timeout', '{ms}', true), "
+                        f"set_config('lock_timeout', '{ms}', true), "
                         "set_config('standard_conforming_strings', 'on', true)")
 
     def _cursor(self, raw: Any, max_rows: int) -> Any:
@@ -249,7 +250,7 @@ class PostgresSession(_EngineSession):
             raise QueryTimeout(f"query cancelled after {timeout_s:g}s (timeout)")
         if left < 0.9 * timeout_s:
             with raw.cursor() as cur:
-                cur.execute("SET LOCAL statement_timeout = %d" % max(1, int(left * 1000)))
+                cur.execute(f"SET LOCAL statement_timeout = {max(1, int(left * 1000))}")
 
     def _socket(self, raw: Any) -> socket.socket | None:
         return _duplicate_socket(raw.pgconn.socket)
@@ -288,9 +289,9 @@ class MySQLSession(_EngineSession):
     def _begin(self, conn: sa.Connection, raw: Any, timeout_s: float) -> None:
         with raw.cursor() as cur:
             if getattr(conn.dialect, "is_mariadb", False):
-                limit = "max_statement_time = %.3f" % timeout_s
+                limit = f"max_statement_time = {timeout_s:.3f}"
             else:
-                limit = "max_execution_time = %d" % max(1, int(timeout_s * 1000))
+                limit = f"max_execution_time = {max(1, int(timeout_s * 1000))}"
             cur.execute(f"SET SESSION {limit}, SESSION sql_mode = {_SAFE_SQL_MODE}, SESSION autocommit = 0")
             # session-wide too: DDL commits implicitly, and the next transaction must still be read-only
             cur.execute("SET SESSION TRANSACTION READ ONLY")
@@ -323,7 +324,7 @@ class MySQLSession(_EngineSession):
             other = self._engine.raw_connection()
             try:
                 with other.cursor() as cur:
-                    cur.execute("KILL QUERY %d" % int(thread_id))
+                    cur.execute(f"KILL QUERY {int(thread_id)}")
             finally:
                 other.close()
         except Exception:  # the abandoned connection is closed anyway: the server stops at its next write

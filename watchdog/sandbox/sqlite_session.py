@@ -7,6 +7,7 @@ interrupted in process.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import queue
 import subprocess
@@ -149,21 +150,15 @@ def _read_replies(stream: Any, replies: queue.Queue) -> None:
     except Exception:  # noqa: BLE001 - the pipe broke: the worker is gone
         replies.put(None)
     finally:
-        try:
+        with contextlib.suppress(OSError):
             stream.close()
-        except OSError:
-            pass
 
 
 def _kill(proc: subprocess.Popen) -> None:
     """Stop the worker; its end of the reply pipe closes with it, which ends the reader thread."""
-    try:
+    with contextlib.suppress(OSError):
         proc.stdin.close()
-    except OSError:
-        pass
     if proc.poll() is None:
         proc.kill()
-    try:
+    with contextlib.suppress(subprocess.TimeoutExpired):  # pragma: no cover
         proc.wait(timeout=5)
-    except subprocess.TimeoutExpired:  # pragma: no cover
-        pass

@@ -141,7 +141,7 @@ class Worker:
         _cap_memory(max(MEMORY_LIMIT, 8 * value_limit))
         conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, value_limit)
         conn.set_authorizer(None)  # our own PRAGMA: wait for a writer's lock no longer than the deadline
-        conn.execute("PRAGMA busy_timeout = %d" % max(1, int(min(timeout_s, BUSY_TIMEOUT_S) * 1000)))
+        conn.execute(f"PRAGMA busy_timeout = {max(1, int(min(timeout_s, BUSY_TIMEOUT_S) * 1000))}")
         conn.set_authorizer(authorizer)
         conn.set_progress_handler(lambda: 1 if time.monotonic() > deadline else 0, 1000)
         cursor = conn.cursor()
