@@ -31,4 +31,5 @@ class Pattern(RowConditionCheck):
     def condition(self, dialect: str) -> exp.Expression:
         col = sqlbuild.column(self.column or "")
         matches = sqlbuild.regex_search(col, self.options.regex, dialect)  # type: ignore[attr-defined]
-        return exp.and_(exp.Not(this=exp.Is(this=col.copy(), expression=exp.Null())), exp.Not(this=exp.Paren(this=matches)))
+        return exp.and_(exp.Not(this=exp.Is(this=col.copy(), expression=exp.Null())),
+                        exp.Not(this=exp.Paren(this=matches)))

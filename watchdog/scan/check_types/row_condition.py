@@ -24,7 +24,8 @@ class RowConditionCheck(Check):
         return [self.total_metric(), self._failing_metric(dialect)]
 
     def measure(self, values: dict[Metric, Any], dialect: str) -> Measurement:
-        return Measurement(failing=as_int(values[self._failing_metric(dialect)]), total=as_int(values[self.total_metric()]))
+        return Measurement(failing=as_int(values[self._failing_metric(dialect)]),
+                           total=as_int(values[self.total_metric()]))
 
     def failing_rows(self, dialect: str) -> exp.Expression:
         where = sqlbuild.and_all(self.condition(dialect), self.filter(dialect))
