@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import socketserver
@@ -176,10 +177,8 @@ class StubRequestHandler(BaseHTTPRequestHandler):
 
     def _drop(self) -> None:
         self.close_connection = True
-        try:
+        with contextlib.suppress(OSError):
             self.connection.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
 
     def _stream(self, events: Iterable[dict[str, Any]]) -> None:
         """Send ``events`` as a chunked ``text/event-stream``, then ``data: [DONE]``."""

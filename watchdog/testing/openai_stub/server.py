@@ -3,6 +3,7 @@ queues of steps (the FIFO script and the per-marker queues) and the requests it 
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import socket
 import threading
@@ -84,10 +85,8 @@ class StubOpenAI:
         with self._lock:
             conns, threads = list(self._conns), list(self._handler_threads)
         for conn in conns:  # idle keep-alive connections would otherwise block their threads
-            try:
+            with contextlib.suppress(OSError):
                 conn.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
         server.server_close()
         if self._thread is not None:
             self._thread.join(timeout=5)
