@@ -30,10 +30,10 @@ from watchdog.sandbox import dialects  # noqa: F401  (registers strictsqlite)
 logging.getLogger("sqlglot").setLevel(logging.ERROR)
 
 #: statement roots that are reads
-READ_ROOTS: tuple[type[exp.Expression], ...] = (exp.Select, exp.SetOperation, exp.Values, exp.Subquery)
+READ_ROOTS: tuple[type[exp.Expr], ...] = (exp.Select, exp.SetOperation, exp.Values, exp.Subquery)
 
 #: node types that write, lock or change session state, wherever they appear in the tree
-FORBIDDEN_NODES: dict[type[exp.Expression], str] = {
+FORBIDDEN_NODES: dict[type[exp.Expr], str] = {
     exp.Insert: "INSERT",
     exp.Update: "UPDATE",
     exp.Delete: "DELETE",
@@ -129,7 +129,7 @@ class ReadOnlyPolicy:
 
     dialect: str
 
-    def vet(self, sql: str) -> exp.Expression:
+    def vet(self, sql: str) -> exp.Expr:
         """Return the parsed statement, or raise QueryRefused saying why it was refused."""
         if len(sql) > MAX_STATEMENT_CHARS:
             raise QueryRefused(f"the statement is too long ({len(sql)} characters, at most {MAX_STATEMENT_CHARS})")
@@ -159,7 +159,7 @@ class ReadOnlyPolicy:
             raise QueryRefused("the statement is nested too deeply to check") from None
         return tree
 
-    def _vet_node(self, node: exp.Expression) -> None:
+    def _vet_node(self, node: exp.Expr) -> None:
         for kind, label in FORBIDDEN_NODES.items():
             if isinstance(node, kind):
                 raise QueryRefused(f"{label} is not allowed")
@@ -191,7 +191,7 @@ def _function_name(node: exp.Func) -> str:
     return node.sql_name().lower()
 
 
-def _describe(tree: exp.Expression) -> str:
+def _describe(tree: exp.Expr) -> str:
     if isinstance(tree, exp.Command):
         return str(tree.this).upper()
     return tree.key.upper()

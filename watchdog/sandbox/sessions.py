@@ -30,6 +30,7 @@ import socket
 import threading
 import time
 import uuid
+from contextlib import closing
 from typing import Any, Protocol
 
 import sqlalchemy as sa
@@ -115,7 +116,7 @@ class _EngineSession:
             raise DatabaseUnavailable(f"cannot connect: {_driver_message(exc.orig or exc)}") from None
         except Exception as exc:  # driver missing, bad URL...
             raise DatabaseUnavailable(f"cannot connect: {redact(exc)}") from None
-        raw = conn.connection.dbapi_connection
+        raw: Any = conn.connection.dbapi_connection  # the driver's own connection: each session knows its API
         failure: Exception | None = None
         reusable = True
         # the server enforces the timeout, but it can be stuck where it cannot be cancelled (one huge
@@ -214,7 +215,7 @@ def _duplicate_socket(fd: int) -> socket.socket | None:
 def _driver_message(exc: BaseException) -> str:
     """The driver's own message, first line, secrets masked (no SQLAlchemy boilerplate)."""
     text = str(exc).strip()
-    args = getattr(exc, "args", ())
+    args: tuple[Any, ...] = getattr(exc, "args", ())
     if len(args) == 2 and isinstance(args[0], int):  # pymysql: (code, message)
         text = f"({args[0]}) {args[1]}"
     lines = [line for line in text.splitlines() if line.strip()]
@@ -323,7 +324,7 @@ class MySQLSession(_EngineSession):
         try:
             other = self._engine.raw_connection()
             try:
-                with other.cursor() as cur:
+                with closing(other.cursor()) as cur:
                     cur.execute(f"KILL QUERY {int(thread_id)}")
             finally:
                 other.close()
