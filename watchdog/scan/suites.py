@@ -13,6 +13,7 @@ from typing import Any
 
 import yaml
 from pydantic import ValidationError
+from pydantic_core import ErrorDetails
 
 from watchdog.errors import ConfigError
 from watchdog.scan.check_types import Check, check_types
@@ -205,7 +206,7 @@ class _SuiteReader:
         return cls(table, parsed, params, source=str(self.path))
 
 
-def _pydantic_message(err: dict[str, Any], field_name: str) -> str:
+def _pydantic_message(err: ErrorDetails, field_name: str) -> str:
     kind = err.get("type", "")
     if kind == "extra_forbidden":
         return f"unknown option {field_name!r}"
