@@ -82,7 +82,7 @@ class StubRequestHandler(BaseHTTPRequestHandler):
         if length is not None:
             return self.rfile.read(int(length))
         if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
-            parts = []
+            parts: list[bytes] = []
             while True:
                 size = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)
                 if size == 0:

@@ -9,6 +9,7 @@ import socket
 import threading
 import uuid
 from collections.abc import Iterable, Mapping
+from email.message import Message
 from typing import Any, Literal
 
 from .http_handler import StubHTTPServer, StubRequestHandler
@@ -151,7 +152,7 @@ class StubOpenAI:
             markers = list(self._marker_queues)
         return find_marker(body, markers)
 
-    def _record(self, method: str, path: str, headers: Mapping[str, str], body: Any) -> dict[str, Any]:
+    def _record(self, method: str, path: str, headers: Mapping[str, str] | Message, body: Any) -> dict[str, Any]:
         marker = self._find_marker(body)[0] if isinstance(body, dict) else None
         record = request_record(method, path, headers, body, marker)
         with self._lock:
