@@ -27,9 +27,9 @@ from watchdog.redact import redact
 from watchdog.sandbox import Sandbox
 from watchdog.scan.check_types import Aggregate, Check, Metric
 from watchdog.scan.planner import Statement, batch_statements, plan
+from watchdog.settings import DEFAULT_SAMPLE
 
 Progress = Callable[[int, int, str], None]
-DEFAULT_SAMPLE = 5
 
 
 @dataclass
