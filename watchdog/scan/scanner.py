@@ -22,11 +22,11 @@ from watchdog.errors import (
     SandboxError,
     WatchdogError,
 )
-from watchdog.findings import SAMPLE_TEXT_LIMIT, Finding, FindingsDoc, Summary, jsonable
+from watchdog.findings import SAMPLE_TEXT_LIMIT, Finding, FindingsDoc, Status, Summary, jsonable
 from watchdog.redact import redact
 from watchdog.sandbox import Sandbox
 from watchdog.scan import anomalies
-from watchdog.scan.check_types import Check, Columns, Metric, Standalone
+from watchdog.scan.check_types import Aggregate, Check, Columns, Metric, Standalone
 from watchdog.scan.planner import Statement, batch_statements, plan
 from watchdog.settings import DEFAULT_SAMPLE
 
@@ -73,10 +73,15 @@ def scan(sandbox: Sandbox, checks: list[Check], *, sample: int = DEFAULT_SAMPLE,
     )
 
 
+def _fail_all(statement: Statement, measured: _Measured, message: str) -> None:
+    """Record the same failure for every metric of ``statement``."""
+    for metric in statement.metrics:
+        measured.failures[metric] = message
+
+
 def _run_statement(sandbox: Sandbox, statement: Statement, measured: _Measured) -> None:
     if measured.unavailable:
-        for metric in statement.metrics:
-            measured.failures[metric] = measured.unavailable
+        _fail_all(statement, measured, measured.unavailable)
         return
     first = statement.metrics[0] if statement.metrics else None
     if isinstance(first, Columns):
@@ -90,17 +95,18 @@ def _run_statement(sandbox: Sandbox, statement: Statement, measured: _Measured) 
         _run_statement(sandbox, statement, measured)
         return
     except QueryTimeout as exc:
-        for metric in statement.metrics:
-            measured.failures[metric] = f"timed out: {exc}"
+        _fail_all(statement, measured, f"timed out: {exc}")
         return
     except SandboxError as exc:
         if statement.is_batch and len(statement.metrics) > 1:
             _run_one_by_one(sandbox, statement, measured)
         else:
-            for metric in statement.metrics:
-                measured.failures[metric] = f"{exc.prefix}: {redact(exc)}"
+            _fail_all(statement, measured, f"{exc.prefix}: {redact(exc)}")
         return
-    _store(statement, list(result.rows), measured, many)
+    if many:  # a statement that returns one row per bucket
+        measured.values[statement.metrics[0]] = list(result.rows)
+        return
+    _store_rows(statement, result.rows, measured)
 
 
 def _read_columns(sandbox: Sandbox, metric: Columns, measured: _Measured) -> None:
@@ -110,21 +116,17 @@ def _read_columns(sandbox: Sandbox, metric: Columns, measured: _Measured) -> Non
         measured.failures[metric] = f"{exc.prefix}: {redact(exc)}"
 
 
-def _store(statement: Statement, rows: list[Any], measured: _Measured, many: int) -> None:
-    if many:  # a statement that returns one row per bucket
-        measured.values[statement.metrics[0]] = rows
-        return
+def _store_rows(statement: Statement, rows: list[tuple[Any, ...]], measured: _Measured) -> None:
+    """Keep the one row a statement returned: a batch's columns by metric, a standalone query's row whole."""
     if not rows:
-        for metric in statement.metrics:
-            measured.failures[metric] = "the query returned no row"
+        _fail_all(statement, measured, "the query returned no row")
         return
     if len(rows) > 1 and not statement.is_batch:
-        for metric in statement.metrics:
-            measured.failures[metric] = "the query must return exactly one row"
+        _fail_all(statement, measured, "the query must return exactly one row")
         return
     row = rows[0]
     if statement.is_batch:
-        for metric, value in zip(statement.metrics, row):
+        for metric, value in zip(statement.metrics, row, strict=False):
             measured.values[metric] = value
     else:
         measured.values[statement.metrics[0]] = row
@@ -132,7 +134,7 @@ def _store(statement: Statement, rows: list[Any], measured: _Measured, many: int
 
 def _run_one_by_one(sandbox: Sandbox, statement: Statement, measured: _Measured) -> None:
     """A batch failed: run its aggregates one at a time so only the broken ones get the error."""
-    for metric in statement.metrics:
+    for metric in [m for m in statement.metrics if isinstance(m, Aggregate)]:  # a batch holds aggregates only
         single = batch_statements(statement.table or "", statement.where, [metric], sandbox.dialect)[0]
         _run_statement(sandbox, single, measured)
 
@@ -156,7 +158,7 @@ def _finding(sandbox: Sandbox, check: Check, needs: list[Metric] | None, plan_er
         m = anomalies.evaluate(check, check.measure(values, sandbox.dialect), values)
     except (QueryError, ValueError, TypeError) as exc:
         return Finding(**base, status="error", error=redact(exc))
-    status = check.options.severity if anomalies.breached(check, m) else "pass"
+    status: Status = check.options.severity if anomalies.breached(check, m) else "pass"
     finding = Finding(**base, status=status, failing=m.failing, total=m.total, rate=m.rate, observed=m.observed,
                       details=jsonable(m.details))
     if status != "pass" and sample > 0:

@@ -57,6 +57,7 @@ def _clean(sql: str) -> str:
 class CustomSql(Check):
     kind = "custom_sql"
     Options = CustomSqlOptions
+    options: CustomSqlOptions
     short_form = None
 
     def _query(self) -> Standalone:

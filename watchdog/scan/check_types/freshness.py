@@ -76,6 +76,7 @@ class FreshnessOptions(CheckOptions):
 class Freshness(Check):
     kind = "freshness"
     Options = FreshnessOptions
+    options: FreshnessOptions
     row_level = False
 
     def _newest(self) -> Aggregate:
@@ -95,7 +96,7 @@ class Freshness(Check):
         return Measurement(total=total, observed=age, details={"newest": stamp.isoformat()})
 
     def breached(self, m: Measurement) -> bool:
-        max_age = self.options.max_age  # type: ignore[attr-defined]
+        max_age = self.options.max_age
         return m.observed is None or (max_age is not None and m.observed > parse_duration(max_age))
 
     def finding_sql(self, dialect: str) -> str:

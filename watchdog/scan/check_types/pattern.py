@@ -32,9 +32,10 @@ class PatternOptions(ColumnOptions):
 class Pattern(RowConditionCheck):
     kind = "pattern"
     Options = PatternOptions
+    options: PatternOptions
 
-    def condition(self, dialect: str) -> exp.Expression:
+    def condition(self, dialect: str) -> exp.Expr:
         col = sqlbuild.column(self.column or "")
-        matches = sqlbuild.regex_search(col, self.options.regex, dialect)  # type: ignore[attr-defined]
-        bad = exp.Paren(this=matches) if not self.options.match else exp.Not(this=exp.Paren(this=matches))  # type: ignore[attr-defined]
+        matches = sqlbuild.regex_search(col, self.options.regex, dialect)
+        bad = exp.Paren(this=matches) if not self.options.match else exp.Not(this=exp.Paren(this=matches))
         return exp.and_(exp.Not(this=exp.Is(this=col.copy(), expression=exp.Null())), bad)
