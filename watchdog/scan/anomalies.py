@@ -89,7 +89,7 @@ def current_bucket_start(now: datetime, bucket: str) -> datetime:
     return start
 
 
-def _bucket_key(col: exp.Expression, bucket: str, dialect: str) -> exp.Expression:
+def _bucket_key(col: exp.Expr, bucket: str, dialect: str) -> exp.Expr:
     if dialect == "postgres":
         return exp.Anonymous(this="DATE_TRUNC", expressions=[exp.Literal.string(bucket), col])
     if dialect == "mysql":
@@ -105,12 +105,12 @@ def _bucket_key(col: exp.Expression, bucket: str, dialect: str) -> exp.Expressio
     return exp.Anonymous(this="STRFTIME", expressions=[exp.Literal.string(fmt), col])
 
 
-def _bound(col: exp.Expression, dialect: str) -> exp.Expression:
+def _bound(col: exp.Expr, dialect: str) -> exp.Expr:
     """The column as compared with the window's bounds (SQLite: normalised text, 'T' or not)."""
     return col if dialect in ("postgres", "mysql") else exp.Anonymous(this="DATETIME", expressions=[col])
 
 
-def _aggregates(check: Check, dialect: str) -> list[exp.Expression]:
+def _aggregates(check: Check, dialect: str) -> list[exp.Expr]:
     if check.kind == "row_count":
         return [sqlbuild.count_star()]
     if check.kind == "freshness":
@@ -128,7 +128,7 @@ def plan_buckets(check: Check, spec: AnomalyOptions, dialect: str, now: datetime
     starts = [first + size * i for i in range(training + spec.detection)]
     ts = sqlbuild.column(spec.timestamp_column or "")
     key = _bucket_key(ts.copy(), bucket, dialect)
-    window = cast(exp.Expression, exp.and_(
+    window = cast(exp.Expr, exp.and_(
         exp.GTE(this=_bound(ts.copy(), dialect), expression=exp.Literal.string(first.strftime("%Y-%m-%d %H:%M:%S"))),
         exp.LT(this=_bound(ts.copy(), dialect), expression=exp.Literal.string(current.strftime("%Y-%m-%d %H:%M:%S")))))
     query = (exp.select(exp.alias_(key, "wd_bucket"),

@@ -106,23 +106,27 @@ class Facts:
         if kind == "generic":
             return all_counts + self.params + self.derived + ([] if self.anomaly_rate else self.anomaly)
         if kind == "rate":
-            if self.rate is None:
-                return []
-            out = [self.rate * 100, (1 - self.rate) * 100]
-            if self.anomaly_rate:
-                out += [v * 100 for v in self.anomaly]
-            if self.max_rate is not None:
-                out.append(self.max_rate * 100)
-            for v in (self.dup, self.excess):
-                if v is not None and self.total:
-                    out.append(v / self.total * 100)
-            return out
+            return self._rates()
         if kind == "age":
             out = [v for v in (self.observed, self.max_age) if v is not None] + self.anomaly
             if self.observed is not None and self.max_age is not None:
                 out.append(self.observed - self.max_age)
             return out
         return []
+
+    def _rates(self) -> list[float]:
+        """The percentages a rate claim may equal."""
+        if self.rate is None:
+            return []
+        out = [self.rate * 100, (1 - self.rate) * 100]
+        if self.anomaly_rate:
+            out += [v * 100 for v in self.anomaly]
+        if self.max_rate is not None:
+            out.append(self.max_rate * 100)
+        for v in (self.dup, self.excess):
+            if v is not None and self.total:
+                out.append(v / self.total * 100)
+        return out
 
 
 def _first(values: list[float]) -> float | None:

@@ -61,11 +61,11 @@ class CustomSql(Check):
     short_form = None
 
     def _query(self) -> Standalone:
-        sql = _clean(self.options.sql or "")  # type: ignore[attr-defined]
+        sql = _clean(self.options.sql or "")
         return Standalone(sql, sql)
 
     def _rows_query(self, dialect: str) -> exp.Query:
-        text = _clean(self.options.failing_rows_sql or "")  # type: ignore[attr-defined]
+        text = _clean(self.options.failing_rows_sql or "")
         try:
             parsed = sqlglot.parse(text, read=dialect)
         except (ParseError, TokenError) as exc:
@@ -81,12 +81,12 @@ class CustomSql(Check):
         return Standalone(sql, sql)
 
     def metrics(self, dialect: str) -> list[Metric]:
-        if self.options.failing_rows_sql:  # type: ignore[attr-defined]
+        if self.options.failing_rows_sql:
             return [self._count(dialect)]
         return [self._query()]
 
     def measure(self, values: dict[Metric, Any], dialect: str) -> Measurement:
-        if self.options.failing_rows_sql:  # type: ignore[attr-defined]
+        if self.options.failing_rows_sql:
             return Measurement(failing=as_int(values[self._count(dialect)][0]))
         row = values[self._query()]
         value = row[0] if row else None
@@ -97,11 +97,11 @@ class CustomSql(Check):
         return Measurement(failing=int(value))
 
     def finding_sql(self, dialect: str) -> str:
-        if self.options.failing_rows_sql:  # type: ignore[attr-defined]
-            return _clean(self.options.failing_rows_sql)  # type: ignore[attr-defined]
+        if self.options.failing_rows_sql:
+            return _clean(self.options.failing_rows_sql)
         return self._query().sql
 
-    def sample_query(self, dialect: str, rows: int) -> exp.Expression | None:
-        if not self.options.failing_rows_sql:  # type: ignore[attr-defined]
+    def sample_query(self, dialect: str, rows: int) -> exp.Expr | None:
+        if not self.options.failing_rows_sql:
             return None
         return exp.select("*").from_(self._rows_query(dialect).subquery("wd_failing")).limit(rows)

@@ -36,7 +36,7 @@ class Expression(RowConditionCheck):
         text = " ".join(str(self.options.condition).split())
         return f"{self.table}.expression({text})"
 
-    def condition(self, dialect: str) -> exp.Expression:
+    def condition(self, dialect: str) -> exp.Expr:
         holds = sqlbuild.condition(self.options.condition, dialect)
         if self.options.nulls == "fail":  # false or NULL: anything but true
             return exp.EQ(this=exp.Case(ifs=[exp.If(this=holds, true=exp.Literal.number(0))],

@@ -47,11 +47,11 @@ class FunctionalDependencyOptions(RowCheckOptions):
         return [value] if isinstance(value, str) else value
 
 
-def _one(text: str) -> exp.Expression:
+def _one(text: str) -> exp.Expr:
     return exp.Literal.number(text)
 
 
-def _case(cond: exp.Expression, then: exp.Expression, default: exp.Expression | None = None) -> exp.Case:
+def _case(cond: exp.Expr, then: exp.Expr, default: exp.Expr | None = None) -> exp.Case:
     return exp.Case(ifs=[exp.If(this=cond, true=then)], default=default)
 
 
@@ -87,7 +87,7 @@ class FunctionalDependency(Check):
     def _keys(self) -> list[str]:
         return [f"wd_k{i}" for i in range(len(self.determinant))]
 
-    def _scope(self, dialect: str, alias: str | None = None) -> exp.Expression | None:
+    def _scope(self, dialect: str, alias: str | None = None) -> exp.Expr | None:
         """Rows that take part: determinant all non-NULL (and dependent non-NULL unless counted as a value)."""
         cols = list(self.determinant)
         if self.options.dependent_nulls == "skip":
@@ -101,7 +101,7 @@ class FunctionalDependency(Check):
         value = sqlbuild.exact(sqlbuild.column(self.dependent), dialect)
         names = self._keys()
 
-        def part() -> list[exp.Expression]:
+        def part() -> list[exp.Expr]:
             return [k.copy() for k in keys]
 
         pairs = (
@@ -130,15 +130,15 @@ class FunctionalDependency(Check):
             .where(exp.GT(this=exp.column("wd_values"), expression=_one("1")))
         )
 
-    def _decided(self) -> exp.Expression:
+    def _decided(self) -> exp.Expr:
         """This (group, value) row holds the group's single most common value."""
-        return cast(exp.Expression, exp.and_(exp.EQ(this=exp.column("wd_n"), expression=exp.column("wd_top")),
+        return cast(exp.Expr, exp.and_(exp.EQ(this=exp.column("wd_n"), expression=exp.column("wd_top")),
                         exp.EQ(this=exp.column("wd_winners"), expression=_one("1"))))
 
     def _summary(self, dialect: str) -> Standalone:
         failing = exp.Sum(this=_case(self._decided(), _one("0"), exp.column("wd_n")))
         first = exp.EQ(this=exp.column("wd_rank"), expression=_one("1"))
-        tied = cast(exp.Expression, exp.and_(first.copy(), exp.GT(this=exp.column("wd_winners"), expression=_one("1"))))
+        tied = cast(exp.Expr, exp.and_(first.copy(), exp.GT(this=exp.column("wd_winners"), expression=_one("1"))))
         query = exp.select(
             exp.alias_(failing, "failing_rows"),
             exp.alias_(exp.Sum(this=_case(first, _one("1"), _one("0"))), "groups_in_conflict"),
@@ -157,7 +157,7 @@ class FunctionalDependency(Check):
         return Measurement(failing=failing, total=as_int(values[self.total_metric()]),
                            details={"groups_in_conflict": groups, "rows_in_conflict": rows, "tied_groups": tied})
 
-    def failing_rows(self, dialect: str) -> exp.Expression:
+    def failing_rows(self, dialect: str) -> exp.Expr:
         names = self._keys()
         decided = self._decided()
         majority = (
