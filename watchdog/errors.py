@@ -48,3 +48,11 @@ class DatabaseUnavailable(SandboxError):
     """The database could not be reached. Worth retrying later."""
 
     transient = True
+
+
+class HistoryUnavailable(WatchdogError):
+    """The history database stayed locked or unreachable for longer than ``history.wait_s``."""
+
+
+class TickTaken(WatchdogError):
+    """This scheduled tick of an audit was already claimed (run) by another process."""
