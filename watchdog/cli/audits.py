@@ -39,7 +39,11 @@ def run(audit: str, as_json: bool, config_path: Path | None) -> None:
         out = console.stdout()
         out.print(console.summary_table(result.scan.doc, result.trends))
         out.print(console.summary_line(result.scan.doc))
-        out.print(f"run {result.run_id}: {result.status}\nfiled:    {result.run_dir}")
+        out.print(f"run {result.run_id}: {result.status}\n"
+                  + ("filed:    NOT FILED (see below)" if result.filing_error else f"filed:    {result.run_dir}"))
+    if result.filing_error:
+        console.stderr().print(f"filing failed: {result.filing_error} (the findings are recorded in the history "
+                               "and were delivered from memory)", markup=False, highlight=False)
     if result.scan.llm is not None:
         console.llm_summary(result.scan.llm)
     for d in result.deliveries:

@@ -129,8 +129,8 @@ class Daemon:
             self._started_at = time.time()
             self._scheduled = scheduled
             until = f", stopping after {self.duration:g}s" if self.duration else ""
-            log.info("instance %s serving %d scheduled audit(s) from %s (pid %d; history %s; lease %gs%s); "
-                     "stop with SIGTERM or Ctrl-C", lease.instance, len(scheduled), settings.source, os.getpid(),
+            log.info("serving %d scheduled audit(s) from %s (instance %s, pid %d; history %s; lease %gs%s); "
+                     "stop with SIGTERM or Ctrl-C", len(scheduled), settings.source, lease.instance, os.getpid(),
                      safe_url(url), settings.scheduler.lease_s, until)
             try:
                 reason = self._wait()
@@ -295,8 +295,9 @@ class Daemon:
                 why = "signal received again" if len(self.signals) > signals_seen else f"{self.grace:g}s grace over"
                 cancelled = cancelling.cancel_running()   # on the server, not left to statement_timeout
                 ids = store.mark_running_interrupted(owner_pid=os.getpid())
-                log.warning("stopped without waiting (%s): %d statement(s) cancelled, %d run(s) recorded as "
-                            "interrupted%s", why, cancelled, len(ids), f": {', '.join(ids)}" if ids else "")
+                log.warning("stopped without waiting (%s): %d run(s) recorded as interrupted%s; %d running "
+                            "statement(s) cancelled on the server", why, len(ids), f": {', '.join(ids)}" if ids else "",
+                            cancelled)
                 return FORCED_EXIT
         log.info("stopped cleanly")
         return 0

@@ -58,9 +58,9 @@ leases = sa.Table(
     sa.Column("host", sa.String(255)),
     sa.Column("pid", sa.Integer),
     sa.Column("token", sa.BigInteger, nullable=False),     # fencing token: +1 at every change of leader
-    sa.Column("acquired_at", sa.Float),                    # epoch seconds, the database's clock
-    sa.Column("renewed_at", sa.Float),
-    sa.Column("expires_at", sa.Float, nullable=False),
+    sa.Column("acquired_at", sa.Double),                    # epoch seconds, the database's clock
+    sa.Column("renewed_at", sa.Double),
+    sa.Column("expires_at", sa.Double, nullable=False),
 )
 
 members = sa.Table(
@@ -69,8 +69,8 @@ members = sa.Table(
     sa.Column("host", sa.String(255)),
     sa.Column("pid", sa.Integer),
     sa.Column("role", sa.String(16), nullable=False),      # leader | standby
-    sa.Column("started_at", sa.Float),
-    sa.Column("seen_at", sa.Float, nullable=False),
+    sa.Column("started_at", sa.Double),
+    sa.Column("seen_at", sa.Double, nullable=False),
 )
 
 ticks = sa.Table(

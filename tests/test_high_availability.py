@@ -1,0 +1,346 @@
+"""Audits that survive their host (issue 12): several ``serve`` instances on one history database, one
+run per tick, no alert lost to a local fault.
+
+Real processes (``python -m watchdog``), a real PostgreSQL history, real SMTP (aiosmtpd) and HTTP sinks
+on 127.0.0.1, a real tmpfs for a full disk and a real lock on a SQLite history.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from datetime import datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+import sqlalchemy as sa
+
+from watchdog.delivery.email import message_id
+from watchdog.errors import TickTaken
+from watchdog.history import HistoryStore
+from watchdog.history.leases import LeaderLease, lease_state
+from watchdog.testing.smtp_sink import SmtpSink
+
+SLOW_SQL = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < {n}) SELECT count(*) - {n} FROM c"
+
+
+# ---- sinks and processes
+
+
+class Hooks:
+    """A real HTTP server on 127.0.0.1 recording every webhook POST."""
+
+    def __init__(self) -> None:
+        self.requests: list[dict[str, Any]] = []
+        hooks = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                hooks.requests.append({"headers": dict(self.headers), "body": json.loads(body)})
+                self.send_response(204)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
+        threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def sinks() -> Iterator[tuple[SmtpSink, Hooks]]:
+    hooks = Hooks()
+    with SmtpSink() as smtp:
+        yield smtp, hooks
+    hooks.close()
+
+
+def env() -> dict[str, str]:
+    out = dict(os.environ)
+    for name in ("WATCHDOG_CONFIG", "WATCHDOG_STATE_DIR"):
+        out.pop(name, None)
+    return out
+
+
+class Serve:
+    """A ``watchdog serve`` subprocess logging to a file."""
+
+    def __init__(self, root: Path, config: Path, name: str, *args: str):
+        self.log_path = root / f"{name}.log"
+        self._log = self.log_path.open("w")
+        self.proc = subprocess.Popen([sys.executable, "-m", "watchdog", "serve", "--config", str(config), *args],
+                                     cwd=root, env=env(), stdout=subprocess.DEVNULL, stderr=self._log)
+
+    @property
+    def log(self) -> str:
+        return self.log_path.read_text()
+
+    def wait(self, timeout: float) -> int:
+        try:
+            return self.proc.wait(timeout=timeout)
+        finally:
+            self._log.close()
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        self._log.close()
+
+
+@pytest.fixture
+def serves() -> Iterator[Callable[..., Serve]]:
+    started: list[Serve] = []
+
+    def start(root: Path, config: Path, name: str, *args: str) -> Serve:
+        started.append(Serve(root, config, name, *args))
+        return started[-1]
+
+    yield start
+    for served in started:
+        served.kill()
+
+
+def wait_for(predicate: Callable[[], Any], timeout: float, what: str) -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.1)
+    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+
+
+def cli(root: Path, config: Path, *args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "watchdog", *args, "--config", str(config)], cwd=root, env=env(),
+                          capture_output=True, text=True, timeout=timeout)
+
+
+# ---- a project
+
+
+def build_shop(path: Path) -> None:
+    """items: 10 rows, 2 without a name: the not_null check on name fails."""
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT)")
+        conn.executemany("INSERT INTO items VALUES (?, ?)", [(i, None if i in (3, 7) else f"item {i}")
+                                                             for i in range(10)])
+
+
+def project(root: Path, *, history: str, smtp: SmtpSink | None = None, hooks: Hooks | None = None,
+            schedule: str = "{every: 2s}", lease_s: float = 15, reports: str = "reports", extra: str = "",
+            database: str = "sqlite:///shop.db", checks: str = "quick.yaml", history_wait_s: float = 60,
+            delivery_lease_s: float = 120) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    build_shop(root / "shop.db")
+    (root / "quick.yaml").write_text("tables:\n  items:\n    - not_null: id\n    - not_null: name\n")
+    deliver = [f"      - file: {{dir: {reports}}}"]
+    if smtp is not None:
+        deliver.append("      - email: {to: [ops@example.com], on: always}")
+    if hooks is not None:
+        deliver.append(f"      - webhook: {{url: \"{hooks.url}\", on: always}}")
+    config = root / "watchdog.yaml"
+    config.write_text(f"""\
+state_dir: state
+history: {{url: "{history}", wait_s: {history_wait_s}}}
+scheduler: {{lease_s: {lease_s}, misfire_grace_s: 30, outbox_interval_s: 60, delivery_attempts: 2,
+             delivery_wait_max_s: 0.2, delivery_lease_s: {delivery_lease_s}}}
+smtp: {{host: 127.0.0.1, port: {smtp.port if smtp else 1}, timeout_s: 5}}
+databases:
+  shop: {{url: "{database}", timeout_s: 60}}
+audits:
+  quick:
+    database: shop
+    checks: [{checks}]
+    schedule: {schedule}
+    deliver:
+{chr(10).join(deliver)}
+{extra}""")
+    return config
+
+
+def tick_rows(url: str) -> list[Any]:
+    engine = sa.create_engine(url)
+    try:
+        with engine.connect() as conn:
+            return conn.exec_driver_sql("SELECT audit, scheduled_at, run_id, claimed_by, token FROM wd_ticks "
+                                        "ORDER BY scheduled_at").all()
+    finally:
+        engine.dispose()
+
+
+def all_runs(url: str, audit: str = "quick") -> list[Any]:
+    store = HistoryStore(url)
+    try:
+        return list(reversed(store.list_runs(audit, limit=1000)))
+    finally:
+        store.close()
+
+
+# ---- the lease itself, on every kind of history database
+
+
+def test_the_lease_has_one_holder_expires_and_fences_the_old_leader(database):
+    store = HistoryStore(database.url)
+    try:
+        first, second = LeaderLease(store, lease_s=1.0), LeaderLease(store, lease_s=1.0)
+        assert first.acquire_or_renew() and first.leading and first.token == 1
+        assert not second.acquire_or_renew() and not second.leading
+        assert first.acquire_or_renew() and first.token == 1          # renewed, same token
+        time.sleep(1.3)                                                # the leader stops renewing (dies)
+        assert not first.leading                                       # its own clock says so too
+        assert second.acquire_or_renew() and second.token == 2         # taken over, a new fencing token
+        assert not first.acquire_or_renew() and first.token == 0       # the old leader is fenced off
+        state = lease_state(store)
+        assert state is not None and state.holder == second.instance and state.token == 2
+        # a tick is claimed once, and never by a fenced leader
+        store.start_run("r-new", "quick", tick="2026-01-01T00:00:00.000000Z", claimed_by=second.instance, token=2)
+        with pytest.raises(TickTaken, match="already claimed by run r-new"):
+            store.start_run("r-dup", "quick", tick="2026-01-01T00:00:00.000000Z", claimed_by=second.instance,
+                            token=2)
+        with pytest.raises(TickTaken, match="no longer leads"):
+            store.start_run("r-old", "quick", tick="2026-01-01T00:00:02.000000Z", claimed_by=first.instance,
+                            token=1)
+        assert [r.id for r in store.list_runs("quick")] == ["r-new"]
+        second.release()
+        assert first.acquire_or_renew() and first.token == 3           # a released lease is free at once
+    finally:
+        store.close()
+
+
+# ---- SQLite history: one serve per history
+
+
+def test_a_second_serve_on_a_sqlite_history_refuses_to_start_with_one_line(tmp_path, serves):
+    config = project(tmp_path, history="sqlite:///history.db", schedule="{every: 1h}")
+    first = serves(tmp_path, config, "first")
+    wait_for(lambda: "INFO watchdog.scheduler: serving " in first.log, 60, "the first serve to start")
+    second = cli(tmp_path, config, "serve", "--for", "5")
+    assert second.returncode == 3, second
+    lines = second.stderr.strip().splitlines()
+    assert len(lines) == 1, second.stderr
+    assert re.fullmatch(rf"error: another `watchdog serve` \(pid {first.proc.pid} on \S+\) already serves the SQLite "
+                        rf"history {re.escape(str(tmp_path / 'history.db'))}; .*PostgreSQL.*", lines[0]), lines[0]
+    assert first.proc.poll() is None                                    # the first one serves on
+    first.proc.send_signal(signal.SIGTERM)
+    assert first.wait(timeout=30) == 0, first.log
+    assert cli(tmp_path, config, "serve", "--for", "0.5").returncode == 0  # the lock went with its process
+
+
+# ---- a locked history database is waited for
+
+
+def hold_sqlite_lock(path: Path, seconds: float) -> subprocess.Popen:
+    """Another process holding an exclusive write lock on ``path`` for ``seconds``; prints 'locked'."""
+    code = ("import sqlite3, sys, time\n"
+            f"c = sqlite3.connect({str(path)!r}, isolation_level=None)\n"
+            "c.execute('BEGIN EXCLUSIVE')\n"
+            "print('locked', flush=True)\n"
+            f"time.sleep({seconds})\n"
+            "c.execute('COMMIT')\n")
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None and proc.stdout.readline().strip() == "locked"
+    return proc
+
+
+def test_a_run_waits_for_a_locked_history_and_completes(tmp_path):
+    config = project(tmp_path, history="sqlite:///history.db", schedule="{every: 1h}")
+    assert cli(tmp_path, config, "run", "quick").returncode == 1           # creates the history; findings fail
+    holder = hold_sqlite_lock(tmp_path / "history.db", 10)
+    began = time.monotonic()
+    done = cli(tmp_path, config, "run", "quick")
+    waited = time.monotonic() - began
+    holder.wait(timeout=30)
+    assert done.returncode == 1, done.stderr                            # the findings decide, not the lock
+    assert waited >= 8, waited                                          # it did wait for the lock
+    runs = all_runs(f"sqlite:///{tmp_path / 'history.db'}")
+    assert [r.status for r in runs] == ["failed", "failed"]
+    assert runs[-1].deliveries and {d.status for d in runs[-1].deliveries} == {"sent"}
+
+
+def test_a_history_locked_longer_than_wait_s_is_one_clear_line(tmp_path):
+    config = project(tmp_path, history="sqlite:///history.db", schedule="{every: 1h}", history_wait_s=2)
+    assert cli(tmp_path, config, "run", "quick").returncode == 1
+    holder = hold_sqlite_lock(tmp_path / "history.db", 8)
+    try:
+        done = cli(tmp_path, config, "run", "quick")
+    finally:
+        holder.wait(timeout=30)
+    assert done.returncode == 3
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert re.fullmatch(r"error: the history database sqlite:///\S+history\.db stayed unavailable \(waited \d+s, "
+                        r"history\.wait_s 2\): database is locked", lines[0]), lines[0]
+    assert "INSERT" not in done.stderr and "Traceback" not in done.stderr
+
+
+# ---- a full reports disk: the alert still goes out
+
+
+@pytest.fixture
+def full_disk(tmp_path: Path) -> Iterator[Path]:
+    """A 256 KiB tmpfs, filled up to the last block."""
+    mount = tmp_path / "reports"
+    mount.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(mount)], check=True)
+    try:
+        with open(mount / "filler", "wb", buffering=0) as handle:
+            try:
+                while True:
+                    handle.write(b"x" * 4096)
+            except OSError:
+                pass
+        yield mount
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], check=False)
+
+
+def test_a_full_reports_disk_still_records_the_findings_and_sends_the_alert(tmp_path, full_disk, sinks):
+    smtp, hooks = sinks
+    config = project(tmp_path, history="sqlite:///history.db", smtp=smtp, hooks=hooks, schedule="{every: 1h}")
+    done = cli(tmp_path, config, "run", "quick")
+    assert done.returncode == 1, done.stderr                              # failed findings, not an error
+    assert "No space left on device" in done.stderr + done.stdout
+    runs = all_runs(f"sqlite:///{tmp_path / 'history.db'}")
+    assert len(runs) == 1
+    run = runs[0]
+    assert run.status == "failed" and run.summary == {"checks": 2, "passed": 1, "warned": 0, "failed": 1, "errors": 0}
+    assert "cannot file the run" in (run.error or "") and "No space left on device" in (run.error or "")
+    store = HistoryStore(f"sqlite:///{tmp_path / 'history.db'}")
+    try:
+        findings = {f["name"]: f for f in store.findings_of(run.id)}
+    finally:
+        store.close()
+    assert findings["items.name.not_null"]["failing"] == 2
+    # the e-mail arrived, saying filing failed, with the findings attached from memory
+    [message] = smtp.messages
+    assert message["X-Watchdog-Run"] == run.id
+    text = message.get_body(("plain",)).get_content()
+    assert "FILING FAILED" in text and "No space left on device" in text
+    attached = [part for part in message.iter_attachments() if part.get_filename() == "findings.json"]
+    assert json.loads(attached[0].get_content())["run_id"] == run.id
+    # the webhook too, carrying the findings
+    [hook] = hooks.requests
+    assert hook["headers"]["Idempotency-Key"] == run.id
+    assert "No space left on device" in hook["body"]["filing_error"] and hook["body"]["findings"]["run_id"] == run.id
+    assert {(d.channel, d.status) for d in run.deliveries} >= {("email", "sent"), ("webhook", "sent")}
+    leftovers = [p for p in full_disk.rglob("*") if p.name.endswith(".tmp") or p.name.startswith(".latest")]
+    assert leftovers == []                                                # no temporary file left behind
