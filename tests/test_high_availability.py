@@ -344,3 +344,189 @@ def test_a_full_reports_disk_still_records_the_findings_and_sends_the_alert(tmp_
     assert {(d.channel, d.status) for d in run.deliveries} >= {("email", "sent"), ("webhook", "sent")}
     leftovers = [p for p in full_disk.rglob("*") if p.name.endswith(".tmp") or p.name.startswith(".latest")]
     assert leftovers == []                                                # no temporary file left behind
+
+
+# ---- delivery across a crash
+
+
+def test_a_send_cut_by_a_crash_is_retried_after_its_lease_with_the_same_message_id(tmp_path, sinks):
+    """kill -9 while the e-mail is being sent: the claim stays ``sending`` for its lease (no other
+    process sends it meanwhile), then the outbox retries it with the same Message-ID."""
+    LEASE_S = 12  # noqa: N806
+    smtp, _hooks = sinks
+    import socket
+
+    silent = socket.socket()                      # an SMTP server that accepts and never answers
+    silent.bind(("127.0.0.1", 0))
+    silent.listen()
+    stalled = project(tmp_path, history="sqlite:///history.db", schedule="{every: 1h}", delivery_lease_s=LEASE_S)
+    stalled.write_text(stalled.read_text().replace("port: 1,", f"port: {silent.getsockname()[1]},")
+                       .replace("      - file: {dir: reports}", "      - file: {dir: reports}\n"
+                                "      - email: {to: [ops@example.com], on: always}"))
+    history_url = f"sqlite:///{tmp_path / 'history.db'}"
+    proc = subprocess.Popen([sys.executable, "-m", "watchdog", "run", "quick", "--config", str(stalled)], cwd=tmp_path,
+                            env=env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def sending() -> list[Any]:
+        if not (tmp_path / "history.db").exists():
+            return []
+        return [d for r in all_runs(history_url) for d in r.deliveries if d.status == "sending"]
+
+    try:
+        [claim] = wait_for(sending, 60, "the e-mail being sent")
+        claimed_at = time.monotonic()
+    finally:
+        proc.kill()                                # kill -9 in the middle of the SMTP conversation
+        proc.wait()
+        silent.close()
+    crashed = claim.run_id
+    stalled.write_text(re.sub(r"port: \d+,", f"port: {smtp.port},", stalled.read_text()))   # the server is back
+    # within the lease the claim is respected: a new run sends its own alert, not the crashed one's
+    assert cli(tmp_path, stalled, "run", "quick").returncode == 1
+    assert time.monotonic() < claimed_at + LEASE_S, "too slow to test within the lease"
+    assert crashed not in [m["X-Watchdog-Run"] for m in smtp.messages]
+    time.sleep(max(0.0, claimed_at + LEASE_S + 0.5 - time.monotonic()))   # past scheduler.delivery_lease_s
+    assert cli(tmp_path, stalled, "run", "quick").returncode == 1
+    retried = [m for m in smtp.messages if m["X-Watchdog-Run"] == crashed]
+    assert len(retried) == 1
+    assert retried[0]["Message-ID"] == message_id(crashed, "ops@example.com")   # the receiver can drop a duplicate
+    runs = {r.id: r for r in all_runs(history_url)}
+    assert [d.status for d in runs[crashed].deliveries if d.channel == "email"] == ["sent"]
+    assert Counter(m["X-Watchdog-Run"] for m in smtp.messages) == Counter(list(runs))   # every run: one e-mail
+
+
+# ---- several serve instances on one PostgreSQL history
+
+
+def stamp_of(line: str) -> datetime:
+    return datetime.fromisoformat(line.split(" ", 1)[0].replace("Z", "+00:00"))
+
+
+def due_times(log: str, pattern: str) -> set[str]:
+    """The due times (to the second) named by log lines matching ``pattern``."""
+    return {m.group(1) for m in re.finditer(pattern + r" (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)", log)}
+
+
+SERVE_S = 62
+
+
+def test_three_serves_on_one_postgresql_history_run_every_tick_once(tmp_path, make_database, serves, sinks):
+    """Three ``serve`` for 62 s of an every-2s audit, plus a manual ``watchdog run`` in the middle: one
+    instance leads; every tick is run once, and every run is delivered once by e-mail and webhook,
+    into a folder of its own."""
+    smtp, hooks = sinks
+    history = make_database("postgresql").url
+    config = project(tmp_path, history=history, smtp=smtp, hooks=hooks, lease_s=6)
+    started = [serves(tmp_path, config, f"serve{i}", "--for", str(SERVE_S)) for i in range(3)]
+    wait_for(lambda: tick_rows(history) if all("serving" in s.log for s in started) else [], 60, "a first tick")
+    shown = cli(tmp_path, config, "status", "--json")
+    assert shown.returncode == 0, shown.stderr
+    status = json.loads(shown.stdout)
+    leader = status["lease"]["leader"]
+    assert leader and status["lease"]["token"] >= 1 and status["lease"]["lease_expires_in_s"] > 0
+    assert sorted(m["role"] for m in status["members"]) == ["leader", "standby", "standby"], status
+    assert [a["audit"] for a in status["audits"]] == ["quick"] and status["audits"][0]["next_run_source"] == "job store"
+    text = cli(tmp_path, config, "status").stdout
+    assert f"leader:   {leader} (lease token" in text and "standbys: 2" in text and "quick: every 2s, next" in text
+    manual = cli(tmp_path, config, "run", "quick")                  # a manual run during the ticks
+    assert manual.returncode == 1, manual.stderr
+    for served in started:
+        assert served.wait(timeout=SERVE_S + 60) == 0, served.log
+    logs = {served.log_path.name: served.log for served in started}
+    leaders = [name for name, log in logs.items() if " leads (lease token" in log]
+    assert len(leaders) == 1, logs                                  # nobody took over: one leader all along
+    log = logs[leaders[0]]
+
+    ticks = tick_rows(history)
+    runs = all_runs(history)
+    by_tick = {t.run_id: t for t in ticks}
+    scheduled = [r for r in runs if r.id in by_tick]
+    manual_runs = [r for r in runs if r.id not in by_tick]
+    assert len(manual_runs) == 1 and len(scheduled) == len(ticks)  # one run per claimed tick, one manual run
+    assert {t.claimed_by for t in ticks} == {leader} and len({t.token for t in ticks}) == 1
+    # every due time from the first tick to the last was run, or skipped because the previous run was still going
+    due = sorted(datetime.fromisoformat(t.scheduled_at.replace("Z", "+00:00")) for t in ticks)
+    gaps = [round((b - a).total_seconds(), 3) for a, b in zip(due, due[1:])]
+    assert all(gap % 2 == 0 and gap > 0 for gap in gaps), gaps
+    overlapped = due_times(log, "skipped the run due at")
+    expected = int((due[-1] - due[0]).total_seconds() // 2) + 1
+    assert len(ticks) + len(overlapped) in range(expected - 1, expected + 2), (len(ticks), overlapped, expected)
+    # the edges: the first tick within one interval of leading, the last within one of stopping
+    lead_at = stamp_of(next(line for line in log.splitlines() if " leads (lease token" in line))
+    stop_at = stamp_of(next(line for line in log.splitlines() if "stopping (" in line))
+    assert (due[0] - lead_at).total_seconds() <= 3 and (stop_at - due[-1]).total_seconds() <= 3 + 1
+    assert len(ticks) + len(overlapped) >= (stop_at - lead_at).total_seconds() // 2 - 1
+    # each run delivered exactly once, by e-mail and by webhook; each in a folder of its own
+    assert Counter(m["X-Watchdog-Run"] for m in smtp.messages) == Counter(r.id for r in runs)
+    assert Counter(h["headers"]["Idempotency-Key"] for h in hooks.requests) == Counter(r.id for r in runs)
+    assert len({m["Message-ID"] for m in smtp.messages}) == len(runs)
+    for run in runs:
+        assert run.status == "failed", run
+        assert sorted((d.channel, d.status) for d in run.deliveries) == [
+            ("email", "sent"), ("file", "sent"), ("webhook", "sent")], run
+    folders = [Path(r.out_dir or "") for r in runs]
+    assert len(set(folders)) == len(runs)
+    assert all(f.name == r.id and (f / "findings.json").is_file() and (f / "audit.json").is_file()
+               for f, r in zip(folders, runs))
+    latest = (tmp_path / "reports" / "quick" / "latest").resolve()
+    finished = max(runs, key=lambda r: r.finished_at or "")
+    assert latest == Path(finished.out_dir or "").resolve()
+
+
+def test_kill_9_of_the_leader_mid_run_a_standby_leads_within_the_bound(tmp_path, make_database, serves, sinks):
+    """Two serves, lease 3 s (bound: 3 + 3/3 = 4 s): kill -9 the leader while its run counts; the standby
+    leads within the bound, records the run ``interrupted`` (never delivered), and runs on."""
+    smtp, hooks = sinks
+    history = make_database("postgresql").url
+    conn = sqlite3.connect(":memory:")
+    began = time.perf_counter()
+    conn.execute(SLOW_SQL.format(n=300_000)).fetchone()
+    rows = int(300_000 / max(time.perf_counter() - began, 1e-3) * 4)            # a run of about 4 s
+    config = project(tmp_path, history=history, smtp=smtp, hooks=hooks, lease_s=3, checks="slow.yaml")
+    (tmp_path / "slow.yaml").write_text(f"custom_sql:\n  - name: count_up\n    sql: {SLOW_SQL.format(n=rows)}\n")
+    first = serves(tmp_path, config, "first")
+    wait_for(lambda: lease_holder(history), 60, "a leader")
+    second = serves(tmp_path, config, "second")
+    wait_for(lambda: "serving" in second.log, 60, "the standby to start")
+    by_pid = {first.proc.pid: first, second.proc.pid: second}
+
+    def running_tick() -> Any:
+        running = {r.id for r in all_runs(history) if r.status == "running"}
+        return next((t for t in tick_rows(history) if t.run_id in running), None)
+
+    tick = wait_for(running_tick, 60, "a scheduled run under way")
+    leader = by_pid[int(tick.claimed_by.split(":")[1])]
+    standby = second if leader is first else first
+    os.kill(leader.proc.pid, signal.SIGKILL)
+    killed_at = time.monotonic()
+    new = wait_for(lambda: (lambda h: h if h and h[0] != tick.claimed_by else None)(lease_holder(history)), 30,
+                   "a new leader")
+    took = time.monotonic() - killed_at
+    assert new[0].split(":")[1] == str(standby.proc.pid) and new[1] > tick.token
+    assert took <= 3 + 3 / 3 + 1.5, took                                       # the bound, plus polling slack
+    interrupted = wait_for(lambda: [r for r in all_runs(history) if r.id == tick.run_id and r.status == "interrupted"],
+                           30, "the killed run to be marked interrupted")[0]
+    wait_for(lambda: [t for t in tick_rows(history) if t.token == new[1] and
+                      any(r.id == t.run_id and r.status == "passed" for r in all_runs(history))], 60,
+             "a run by the new leader")
+    standby.proc.send_signal(signal.SIGTERM)
+    assert standby.wait(timeout=60) == 0, standby.log
+    runs = all_runs(history)
+    assert interrupted.deliveries == [] and "stopped leading" in (interrupted.error or "")
+    assert tick.run_id not in [m["X-Watchdog-Run"] for m in smtp.messages]
+    delivered = [r.id for r in runs if r.status != "interrupted"]
+    assert Counter(m["X-Watchdog-Run"] for m in smtp.messages) == Counter(delivered)     # nothing twice
+    assert Counter(h["headers"]["Idempotency-Key"] for h in hooks.requests) == Counter(delivered)
+    ticks = tick_rows(history)
+    assert len({(t.audit, t.scheduled_at) for t in ticks}) == len(ticks) == len({t.run_id for t in ticks})
+    assert f"marked 1 run(s) of the previous leader as interrupted: {tick.run_id}" in standby.log
+
+
+def lease_holder(url: str) -> tuple[str, int] | None:
+    """(holder, token) of a live lease."""
+    store = HistoryStore(url)
+    try:
+        state = lease_state(store)
+    finally:
+        store.close()
+    return (state.holder, state.token) if state and state.holder and (state.expires_in or 0) > 0 else None
