@@ -411,14 +411,15 @@ SERVE_S = 62
 
 
 def test_three_serves_on_one_postgresql_history_run_every_tick_once(tmp_path, make_database, serves, sinks):
-    """Three ``serve`` for 62 s of an every-2s audit, plus a manual ``watchdog run`` in the middle: one
+    """Three ``serve`` for 62 s of ticks of an every-2s audit, plus a manual ``watchdog run`` in the middle: one
     instance leads; every tick is run once, and every run is delivered once by e-mail and webhook,
     into a folder of its own."""
     smtp, hooks = sinks
     history = make_database("postgresql").url
     config = project(tmp_path, history=history, smtp=smtp, hooks=hooks, lease_s=6)
-    started = [serves(tmp_path, config, f"serve{i}", "--for", str(SERVE_S)) for i in range(3)]
+    started = [serves(tmp_path, config, f"serve{i}") for i in range(3)]
     wait_for(lambda: tick_rows(history) if all("serving" in s.log for s in started) else [], 60, "a first tick")
+    began = time.monotonic()
     shown = cli(tmp_path, config, "status", "--json")
     assert shown.returncode == 0, shown.stderr
     status = json.loads(shown.stdout)
@@ -430,8 +431,13 @@ def test_three_serves_on_one_postgresql_history_run_every_tick_once(tmp_path, ma
     assert f"leader:   {leader} (lease token" in text and "standbys: 2" in text and "quick: every 2s, next" in text
     manual = cli(tmp_path, config, "run", "quick")                  # a manual run during the ticks
     assert manual.returncode == 1, manual.stderr
-    for served in started:
-        assert served.wait(timeout=SERVE_S + 60) == 0, served.log
+    time.sleep(max(0.0, began + SERVE_S - time.monotonic()))
+    # stop the standbys first, then the leader: no hand-over at the end (kill -9 below tests that)
+    by_pid = {served.proc.pid: served for served in started}
+    chief = by_pid[int(leader.split(":")[1])]
+    for served in [*(s for s in started if s is not chief), chief]:
+        served.proc.send_signal(signal.SIGTERM)
+        assert served.wait(timeout=60) == 0, served.log
     logs = {served.log_path.name: served.log for served in started}
     leaders = [name for name, log in logs.items() if " leads (lease token" in log]
     assert len(leaders) == 1, logs                                  # nobody took over: one leader all along
@@ -530,3 +536,55 @@ def lease_holder(url: str) -> tuple[str, int] | None:
     finally:
         store.close()
     return (state.holder, state.token) if state and state.holder and (state.expires_in or 0) > 0 else None
+
+
+# ---- stopping: statements cancelled on the server
+
+
+def active_watchdog_queries(db: Any) -> list[str]:
+    with db.engine.connect() as conn:
+        return [row[0] for row in conn.execute(sa.text(
+            "SELECT query FROM pg_stat_activity WHERE datname = current_database() AND state = 'active' "
+            "AND application_name = 'watchdog' AND pid <> pg_backend_pid()")).all()]
+
+
+def test_losing_the_lease_or_a_forced_stop_cancels_the_running_statement_on_the_server(tmp_path, make_database,
+                                                                                         serves, sinks):
+    """A PostgreSQL statement that would run for minutes (timeout_s 60): when the lease is taken away,
+    the daemon stops leading and cancels it on the server at once; the run is ``interrupted`` and not
+    delivered. Leading again, a forced stop (SIGTERM twice) cancels the next one the same way."""
+    smtp, hooks = sinks
+    history = make_database("postgresql").url
+    audited = make_database("postgresql")
+    audited.run("CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT)")
+    config = project(tmp_path, history=history, smtp=smtp, hooks=hooks, lease_s=3, checks="slow.yaml",
+                     database=audited.url, schedule="{every: 1s}")
+    (tmp_path / "slow.yaml").write_text(f"custom_sql:\n  - name: count_up\n    sql: {SLOW_SQL.format(n=10**9)}\n")
+    served = serves(tmp_path, config, "serve")
+    first = wait_for(lambda: active_watchdog_queries(audited), 90, "the slow statement on the server")
+    assert first
+    engine = sa.create_engine(history)
+    with engine.begin() as conn:           # another instance takes the lease (a split brain, or a long pause)
+        conn.exec_driver_sql("UPDATE wd_leases SET holder = 'elsewhere:1:abc', token = token + 1, "
+                             "expires_at = EXTRACT(EPOCH FROM clock_timestamp()) + 600")
+    taken = time.monotonic()
+    wait_for(lambda: not active_watchdog_queries(audited), 30, "the statement to be cancelled")
+    assert time.monotonic() - taken <= 3 + 3 / 3 + 2                         # the lease's bound, not the 60 s timeout
+    [run] = wait_for(lambda: [r for r in all_runs(history) if r.status != "running"], 30, "the run to end")
+    assert run.status == "interrupted" and run.deliveries == [], run
+    assert "stopped leading" in served.log and "cancelled 1 running statement(s)" in served.log
+    with engine.begin() as conn:           # the other instance goes away: this one leads again
+        conn.exec_driver_sql("UPDATE wd_leases SET expires_at = 0")
+    wait_for(lambda: active_watchdog_queries(audited), 60, "the next slow statement")
+    served.proc.send_signal(signal.SIGTERM)
+    time.sleep(0.5)
+    served.proc.send_signal(signal.SIGTERM)
+    stopped = time.monotonic()
+    assert served.wait(timeout=30) == 130, served.log
+    wait_for(lambda: not active_watchdog_queries(audited), 10, "the statement to be cancelled at stop")
+    assert time.monotonic() - stopped < 10
+    runs = all_runs(history)
+    assert [r.status for r in runs] == ["interrupted", "interrupted"], runs
+    assert smtp.messages == [] and hooks.requests == []
+    assert "1 running statement(s) cancelled on the server" in served.log
+    engine.dispose()
