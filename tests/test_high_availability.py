@@ -452,7 +452,7 @@ def test_three_serves_on_one_postgresql_history_run_every_tick_once(tmp_path, ma
     assert {t.claimed_by for t in ticks} == {leader} and len({t.token for t in ticks}) == 1
     # every due time from the first tick to the last was run, or skipped because the previous run was still going
     due = sorted(datetime.fromisoformat(t.scheduled_at.replace("Z", "+00:00")) for t in ticks)
-    gaps = [round((b - a).total_seconds(), 3) for a, b in zip(due, due[1:])]
+    gaps = [round((b - a).total_seconds(), 3) for a, b in zip(due, due[1:], strict=False)]
     assert all(gap % 2 == 0 and gap > 0 for gap in gaps), gaps
     overlapped = due_times(log, "skipped the run due at")
     expected = int((due[-1] - due[0]).total_seconds() // 2) + 1
@@ -473,7 +473,7 @@ def test_three_serves_on_one_postgresql_history_run_every_tick_once(tmp_path, ma
     folders = [Path(r.out_dir or "") for r in runs]
     assert len(set(folders)) == len(runs)
     assert all(f.name == r.id and (f / "findings.json").is_file() and (f / "audit.json").is_file()
-               for f, r in zip(folders, runs))
+               for f, r in zip(folders, runs, strict=True))
     latest = (tmp_path / "reports" / "quick" / "latest").resolve()
     finished = max(runs, key=lambda r: r.finished_at or "")
     assert latest == Path(finished.out_dir or "").resolve()

@@ -88,8 +88,7 @@ def resume(run_id: str, db: str | None, config_path: Path | None) -> None:
 
     settings = load_settings_or_default(config_path)
     if db:
-        url, timeout_s, max_rows = resolve_db(db, config_path)
-        with Sandbox(url, timeout_s=timeout_s or 30, max_rows=max_rows or 1000) as box:
+        with Sandbox.for_database(resolve_db(db, config_path)) as box:
             outcome = resume_report(run_id, settings=settings, sandbox=box)
     else:
         outcome = resume_report(run_id, settings=settings)

@@ -16,7 +16,7 @@ import time
 import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from watchdog.redact import redact
@@ -43,7 +43,7 @@ def set_leadership(instance: str | None, token: int) -> None:
 
 def tick_key(moment: datetime) -> str:
     """A scheduled time as the tick's key: UTC, ISO 8601 with microseconds."""
-    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 def audit_job_id(name: str) -> str:
@@ -114,7 +114,7 @@ def run_audit_job(config_path: str, name: str, scheduled_at: str | None = None) 
         log.info("audit %s: the run due at %s skipped: this instance does not lead", name, scheduled_at)
         return "skipped"
     started = time.monotonic()
-    started_at = datetime.now(timezone.utc).replace(microsecond=0)
+    started_at = datetime.now(UTC).replace(microsecond=0)
     log.info("audit %s: run started%s", name, f" (due at {scheduled_at})" if scheduled_at else "")
     try:
         settings = _settings_for(config_path)

@@ -13,7 +13,7 @@ from watchdog.delivery.base import DeliveryError, RunPackage
 from watchdog.run.filing import point_latest
 
 
-class FileChannel:
+class FileSender:
     kind = "file"
 
     def __init__(self, directory: Path):

@@ -16,7 +16,7 @@ import socket
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -72,13 +72,13 @@ def waits(method: Callable[..., T]) -> Callable[..., T]:
 
 
 def _iso_ago(seconds: float) -> str:
-    return (datetime.now(timezone.utc) - timedelta(seconds=seconds)).isoformat(timespec="microseconds").replace(
+    return (datetime.now(UTC) - timedelta(seconds=seconds)).isoformat(timespec="microseconds").replace(
         "+00:00", "Z")
 
 
 def now_iso() -> str:
     """UTC now, ISO 8601 with microseconds, so runs started in the same second still sort in order."""
-    return datetime.now(timezone.utc).isoformat(timespec="microseconds").replace("+00:00", "Z")
+    return datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
 
 
 @dataclass

@@ -71,9 +71,8 @@ def execute_audit(settings: Settings, name: str, *, store: HistoryStore | None =
         try:
             previous = store.previous_run(name, run_id)
             outcome = run_scan(
-                settings.database_url(audit.database), [settings.path(p) for p in audit.checks], out_dir=run_dir,
-                timeout_s=settings.databases[audit.database].timeout_s,
-                max_rows=settings.databases[audit.database].max_rows, sample=audit.sample, on_progress=on_progress,
+                settings.database(audit.database), [settings.path(p) for p in audit.checks], out_dir=run_dir,
+                sample=audit.sample, on_progress=on_progress,
                 llm=audit.llm, settings=settings, models=models, run_id=run_id,
                 previous_findings=store.findings_of(previous.id) if previous else [], audit=name,
                 tolerate_filing_errors=True)
@@ -133,7 +132,7 @@ def _llm_summary(outcome: ScanOutcome) -> dict[str, Any] | None:
 def _delivery_graph(settings: Settings, store: HistoryStore, saver: Any) -> Any:
     from watchdog.run.review_gate import build_delivery_graph
 
-    def deliver(state: dict[str, Any]) -> list[dict[str, Any]]:
+    def send_run(state: dict[str, Any]) -> list[dict[str, Any]]:
         package = RunPackage.load(Path(state["run_dir"]))
         records = deliver_package(package, settings.audit(state["audit"]).deliver, settings, store)
         decision = state.get("decision") or {}
@@ -147,7 +146,7 @@ def _delivery_graph(settings: Settings, store: HistoryStore, saver: Any) -> Any:
         store.set_status(state["run_id"], package.status,
                          review={"decision": "rejected", "reason": decision.get("reason"), "by": decision.get("by")})
 
-    return build_delivery_graph(deliver, reject, saver)
+    return build_delivery_graph(send_run, reject, saver)
 
 
 def start_delivery(settings: Settings, store: HistoryStore, run_id: str, audit: str, run_dir: Path, *,

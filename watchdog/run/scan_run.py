@@ -17,10 +17,9 @@ from watchdog.exit_codes import ExitCode
 from watchdog.findings import FindingsDoc
 from watchdog.run.filing import RunFolder
 from watchdog.sandbox import Sandbox
-from watchdog.sandbox.sandbox import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S
-from watchdog.scan.scanner import DEFAULT_SAMPLE, Progress, scan
+from watchdog.scan.scanner import Progress, scan
 from watchdog.scan.suites import load_suites
-from watchdog.settings import Deliver, Settings
+from watchdog.settings import DEFAULT_SAMPLE, DatabaseConfig, DeliveryChannel, Settings
 from watchdog.trends import compare
 
 if TYPE_CHECKING:  # the LLM stack is imported only when an LLM report is asked for
@@ -97,13 +96,15 @@ def expand_suite_paths(paths: Iterable[str | Path]) -> list[Path]:
     return out
 
 
-def run_scan(url: str, suite_paths: Iterable[str | Path], *, out_dir: Path, timeout_s: float | None = None,
-             max_rows: int | None = None, sample: int = DEFAULT_SAMPLE, on_progress: Progress | None = None,
+def run_scan(database: str | DatabaseConfig, suite_paths: Iterable[str | Path], *, out_dir: Path,
+             sample: int = DEFAULT_SAMPLE, on_progress: Progress | None = None,
              llm: bool = False, settings: Settings | None = None, models: Models | None = None,
              run_id: str | None = None, previous_findings: list[dict] | None = None,
              audit: str | None = None, tolerate_filing_errors: bool = False) -> ScanOutcome:
-    """Validate suites, scan through the sandbox, file findings.json (first) and report.md; with ``llm``,
-    run the report graph and file what it produced (report.md, report.unverified.md, audit.json)."""
+    """Validate suites, scan ``database`` (a URL with the default limits, or a configured database) through
+    the sandbox, file findings.json (first) and report.md; with ``llm``, run the report graph and file what
+    it produced (report.md, report.unverified.md, audit.json). With ``tolerate_filing_errors`` (audits), a
+    write that fails is recorded in ``filing_error`` instead of raised."""
     suites = load_suites(expand_suite_paths(suite_paths))
     checks = [check for suite in suites for check in suite.checks]
     run_id = run_id or run_id_for(out_dir)
@@ -114,7 +115,8 @@ def run_scan(url: str, suite_paths: Iterable[str | Path], *, out_dir: Path, time
     def write(method: Callable[..., Path], *args: Any) -> Path | None:
         return filing.write(method, *args) if filing is not None else method(*args)
 
-    with Sandbox(url, timeout_s=timeout_s or DEFAULT_TIMEOUT_S, max_rows=max_rows or DEFAULT_MAX_ROWS) as box:
+    target = database if isinstance(database, DatabaseConfig) else DatabaseConfig(url=database)
+    with Sandbox.for_database(target) as box:
         doc = scan(box, checks, sample=sample, suites=[str(s.path) for s in suites], on_progress=on_progress)
         doc.run_id = run_id
         write(folder.write_findings, doc)
@@ -143,7 +145,7 @@ def run_scan(url: str, suite_paths: Iterable[str | Path], *, out_dir: Path, time
                        filing_error=filing.error if filing else None)
 
 
-def reports_dir(settings: Settings, deliver: list[Deliver]) -> Path:
+def reports_dir(settings: Settings, deliver: list[DeliveryChannel]) -> Path:
     """Where an audit files its runs: its first ``file`` channel's folder, else ``reports``."""
     for item in deliver:
         if item.file is not None:
