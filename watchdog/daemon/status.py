@@ -42,8 +42,9 @@ def gather_status(settings: Settings, count: int = 3) -> dict[str, Any]:
     for entry in upcoming_runs(settings, count):
         job = audit_job_id(entry.audit)
         item = entry.to_json_dict()
-        item["next_run"] = stored[job].isoformat() if stored.get(job) else None
-        item["next_run_source"] = "job store" if stored.get(job) else "forecast"
+        stored_next = stored.get(job)
+        item["next_run"] = stored_next.isoformat() if stored_next is not None else None
+        item["next_run_source"] = "job store" if stored_next is not None else "forecast"
         audits.append(item)
     return {"history": safe_url(settings.history_url()), "lease": lease,
             "members": [{"id": m.id, "host": m.host, "pid": m.pid, "role": "leader" if m.id == leader else "standby",

@@ -9,7 +9,6 @@ Delivery statuses: sent, pending (in the outbox, to retry), skipped (policy), re
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 import socket
@@ -25,6 +24,7 @@ from tenacity import Retrying, retry_if_exception, stop_after_delay, wait_random
 
 from watchdog.errors import HistoryUnavailable, TickTaken
 from watchdog.history.schema import deliveries, leases, metadata, run_findings, runs, ticks
+from watchdog.history.waiting import first_line, transient, waits
 from watchdog.redact import redact, safe_url
 
 T = TypeVar("T")
@@ -45,30 +45,6 @@ def _alive(pid: int) -> bool:
 
 #: default lease of a ``sending`` claim (``scheduler.delivery_lease_s``): past it, a retry may take the claim
 STALE_CLAIM_S = 120.0
-
-
-def _transient(exc: BaseException) -> bool:
-    """A locked, busy or unreachable database (worth waiting for), not a wrong statement."""
-    if isinstance(exc, sa.exc.DBAPIError) and exc.connection_invalidated:
-        return True
-    return isinstance(exc, (sa.exc.OperationalError, sa.exc.InterfaceError)) and not isinstance(
-        exc, sa.exc.ProgrammingError)
-
-
-def _first_line(exc: BaseException) -> str:
-    orig = getattr(exc, "orig", None) or exc
-    lines = [line.strip() for line in str(orig).splitlines() if line.strip()]
-    return redact(lines[0] if lines else type(orig).__name__)[:300]
-
-
-def waits(method: Callable[..., T]) -> Callable[..., T]:
-    """Run a store method, waiting out a locked or unreachable database (see :meth:`HistoryStore.call`)."""
-
-    @functools.wraps(method)
-    def wrapper(self: HistoryStore, *args: Any, **kwargs: Any) -> T:
-        return self.call(method, self, *args, **kwargs)
-
-    return wrapper
 
 
 def _iso_ago(seconds: float) -> str:
@@ -158,16 +134,16 @@ class HistoryStore:
         started = time.monotonic()
         retrying = Retrying(stop=stop_after_delay(self.wait_s), reraise=True,
                             wait=wait_random_exponential(multiplier=0.25, max=2.0),
-                            retry=retry_if_exception(_transient))
+                            retry=retry_if_exception(transient))
         try:
             return retrying(func, *args, **kwargs)
         except (sa.exc.OperationalError, sa.exc.InterfaceError, sa.exc.DBAPIError) as exc:
-            if not _transient(exc):
+            if not transient(exc):
                 raise
             waited = time.monotonic() - started
             raise HistoryUnavailable(f"the history database {safe_url(self.url)} stayed unavailable "
                                      f"(waited {waited:.0f}s, history.wait_s {self.wait_s:g}): "
-                                     f"{_first_line(exc)}") from None
+                                     f"{first_line(exc)}") from None
 
     def _create_tables(self) -> None:
         """Create the tables if missing; tolerate another process creating them at the same moment."""
