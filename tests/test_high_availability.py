@@ -18,7 +18,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
-from datetime import datetime
+from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -588,3 +588,28 @@ def test_losing_the_lease_or_a_forced_stop_cancels_the_running_statement_on_the_
     assert smtp.messages == [] and hooks.requests == []
     assert "1 running statement(s) cancelled on the server" in served.log
     engine.dispose()
+
+
+# ---- cron / Kubernetes CronJob: `watchdog run AUDIT --tick auto`
+
+
+def test_a_cron_job_started_twice_for_one_time_runs_once(tmp_path, sinks):
+    smtp, hooks = sinks
+    config = project(tmp_path, history="sqlite:///history.db", smtp=smtp, hooks=hooks, schedule='"0 0 1 1 *"')
+    assert cli(tmp_path, config, "run", "quick").returncode == 1          # the history exists; a plain run
+    year = datetime.now(UTC).year
+    command = [sys.executable, "-m", "watchdog", "run", "quick", "--tick", "auto", "--config", str(config)]
+    both = [subprocess.Popen(command, cwd=tmp_path, env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True) for _ in range(2)]
+    outcomes = sorted((proc.wait(timeout=120), proc.stderr.read() if proc.stderr else "") for proc in both)
+    assert [code for code, _ in outcomes] == [0, 1], outcomes                 # one ran (failed findings), one did not
+    assert re.search(rf"skipped: audit quick: the run due at {year}-01-01T00:00:00.000000Z was already claimed by "
+                     r"run \S+", outcomes[0][1]), outcomes[0][1]
+    [tick] = tick_rows(f"sqlite:///{tmp_path / 'history.db'}")
+    assert tick.scheduled_at == f"{year}-01-01T00:00:00.000000Z" and tick.claimed_by.startswith("run:")
+    runs = all_runs(f"sqlite:///{tmp_path / 'history.db'}")
+    assert len(runs) == 2 and tick.run_id in [r.id for r in runs]
+    assert Counter(m["X-Watchdog-Run"] for m in smtp.messages) == Counter(r.id for r in runs)
+    unscheduled = project(tmp_path / "plain", history="sqlite:///history.db", schedule="null")
+    refused = cli(tmp_path / "plain", unscheduled, "run", "quick", "--tick", "auto")
+    assert refused.returncode == 3 and "--tick auto: audit 'quick' has no schedule" in refused.stderr
