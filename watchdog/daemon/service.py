@@ -154,7 +154,7 @@ class Daemon:
         lease = self.lease
         try:
             lease.acquire_or_renew()
-        except WatchdogError as exc:
+        except Exception as exc:  # noqa: BLE001 -- the database is down or slow: `leading` still expires on time
             log.warning("lease: the history database did not answer (%s); %s", one_line(exc),
                         "still leading until the lease runs out" if lease.leading else "standing by")
         if lease.leading and self.scheduler is None:
@@ -167,18 +167,12 @@ class Daemon:
             log.debug("heartbeat: %s", one_line(exc))
 
     def _lead(self) -> None:
-        from watchdog.history import HistoryStore
-
         lease, settings = self.lease, self.settings
         cancelling.resume()
         set_leadership(lease.instance, lease.token)
         log.info("instance %s leads (lease token %d)", lease.instance, lease.token)
         try:
-            store = HistoryStore(settings.history_url(), wait_s=settings.history.wait_s)
-            try:
-                orphans = store.mark_orphans_interrupted(lease.token)
-            finally:
-                store.close()
+            orphans = lease.store.mark_orphans_interrupted(lease.token)   # waits a second at most: the lease runs
             if orphans:
                 log.warning("marked %d run(s) of the previous leader as interrupted: %s", len(orphans),
                             ", ".join(orphans))
