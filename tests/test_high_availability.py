@@ -374,7 +374,8 @@ def test_a_send_cut_by_a_crash_is_retried_after_its_lease_with_the_same_message_
     def sending() -> list[Any]:
         if not (tmp_path / "history.db").exists():
             return []
-        return [d for r in all_runs(history_url) for d in r.deliveries if d.status == "sending"]
+        return [d for r in all_runs(history_url) for d in r.deliveries
+                if d.status == "sending" and d.channel == "email"]
 
     try:
         [claim] = wait_for(sending, 90, "the e-mail being sent")
@@ -392,7 +393,8 @@ def test_a_send_cut_by_a_crash_is_retried_after_its_lease_with_the_same_message_
         assert time.monotonic() < claimed_at + LEASE_S, "too slow to test within the lease"
         assert smtp.messages == []
         time.sleep(max(0.0, claimed_at + LEASE_S + 0.5 - time.monotonic()))   # past scheduler.delivery_lease_s
-        [retried] = flush_outbox(settings, store)              # what every `watchdog run` and the daemon do first
+        [retried] = wait_for(lambda: flush_outbox(settings, store), 10,   # what every run and the daemon do first
+                             "the outbox to retry the abandoned claim")
         assert (retried.run_id, retried.channel, retried.status) == (crashed, "email", "sent")
         assert flush_outbox(settings, store) == []             # sent: never again
     finally:
