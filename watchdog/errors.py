@@ -48,3 +48,13 @@ class DatabaseUnavailable(SandboxError):
     """The database could not be reached. Worth retrying later."""
 
     transient = True
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C during a scan, after the checks that finished were kept: ``doc`` holds their findings
+    (the rest marked not run); ``saved_to`` is where they were written, once they were."""
+
+    def __init__(self, doc: object, saved_to: object = None):
+        super().__init__("interrupted")
+        self.doc = doc
+        self.saved_to = saved_to

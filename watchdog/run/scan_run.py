@@ -13,9 +13,11 @@ from pathlib import Path
 from secrets import token_hex
 from typing import TYPE_CHECKING
 
+from watchdog.errors import Interrupted
 from watchdog.exit_codes import ExitCode
 from watchdog.findings import FindingsDoc
 from watchdog.report import render_markdown
+from watchdog.run.safe_write import OutputError, check_out_dir, write_findings
 from watchdog.sandbox import Sandbox
 from watchdog.sandbox.sandbox import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S
 from watchdog.scan.scanner import DEFAULT_SAMPLE, Progress, scan
@@ -80,13 +82,24 @@ def run_scan(url: str, suite_paths: Iterable[str | Path], *, out_dir: Path, time
     checks = [check for suite in suites for check in suite.checks]
     run_id = run_id or run_id_for(out_dir)
     with Sandbox(url, timeout_s=timeout_s or DEFAULT_TIMEOUT_S, max_rows=max_rows or DEFAULT_MAX_ROWS) as box:
-        doc = scan(box, checks, sample=sample, suites=[str(s.path) for s in suites], on_progress=on_progress)
+        check_out_dir(out_dir)  # before any query: a scan whose findings cannot be written is not started
+        try:
+            doc = scan(box, checks, sample=sample, suites=[str(s.path) for s in suites], on_progress=on_progress)
+        except Interrupted as stop:  # Ctrl-C: keep the findings of the checks that finished
+            partial: FindingsDoc = stop.doc  # type: ignore[assignment]
+            partial.run_id = run_id
+            stop.saved_to = write_findings(partial, out_dir)
+            raise
         doc.run_id = run_id
-        findings_path = doc.write(out_dir / "findings.json")
+        findings_path = write_findings(doc, out_dir)
         trends = (compare([f.model_dump(mode="json") for f in doc.findings], previous_findings)
                   if previous_findings is not None else None)
         report_path = out_dir / "report.md"
-        report_path.write_text(render_markdown(doc, trends=trends), encoding="utf-8")
+        try:
+            report_path.write_text(render_markdown(doc, trends=trends), encoding="utf-8")
+        except OSError as exc:
+            raise OutputError(f"cannot write {report_path} ({exc.strerror or exc}); the findings are in "
+                              f"{findings_path}", findings_path) from None
         outcome = ScanOutcome(doc, out_dir, findings_path, report_path, trends=trends)
         if llm:
             from watchdog.graph.models import build_models

@@ -7,6 +7,7 @@ import threading
 from collections.abc import Callable
 
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import NoSuchModuleError
 from sqlglot import exp
 
 from watchdog.errors import DatabaseUnavailable
@@ -20,6 +21,20 @@ log = logging.getLogger(__name__)
 DEFAULT_TIMEOUT_S = 30.0
 DEFAULT_MAX_ROWS = 1000
 DEFAULT_MAX_BYTES = 16 * 1024 * 1024
+
+
+def unknown_dialect(drivername: str) -> str:
+    """The message for a URL whose database kind or driver SQLAlchemy cannot load."""
+    backend, _, driver = drivername.partition("+")
+    if driver and backend in ("sqlite", "postgresql", "mysql", "mariadb"):
+        return (f"the driver {driver!r} for {backend} is not installed or not known; "
+                f"use e.g. {_EXAMPLES[backend]}")
+    return (f"unknown database kind {drivername!r} in the URL; watchdog reads SQLite, PostgreSQL and "
+            f"MySQL/MariaDB, e.g. {_EXAMPLES['sqlite']}, {_EXAMPLES['postgresql']} or {_EXAMPLES['mysql']}")
+
+
+_EXAMPLES = {"sqlite": "sqlite:///path/to/file.db", "postgresql": "postgresql+psycopg://user@host/db",
+             "mysql": "mysql+pymysql://user@host/db", "mariadb": "mysql+pymysql://user@host/db"}
 
 
 class Sandbox:
@@ -49,7 +64,10 @@ class Sandbox:
         self.max_bytes = int(max_bytes)
         self.dialect = sqlglot_dialect(parsed.get_backend_name())
         self.policy = policy or ReadOnlyPolicy(self.dialect)
-        self._session = session or open_session(url)
+        try:
+            self._session = session or open_session(url)
+        except NoSuchModuleError:
+            raise DatabaseUnavailable(unknown_dialect(parsed.drivername)) from None
         self._listeners: list[Callable[[str], None]] = []
         self._lock = threading.Lock()
 

@@ -17,6 +17,7 @@ from typing import Any
 from watchdog import __version__
 from watchdog.errors import (
     DatabaseUnavailable,
+    Interrupted,
     QueryError,
     QueryTimeout,
     SandboxError,
@@ -30,6 +31,7 @@ from watchdog.scan.planner import Statement, batch_statements, plan
 
 Progress = Callable[[int, int, str], None]
 DEFAULT_SAMPLE = 5
+NOT_RUN = "not run: the scan was interrupted"
 
 
 @dataclass
@@ -47,15 +49,29 @@ def scan(sandbox: Sandbox, checks: list[Check], *, sample: int = DEFAULT_SAMPLE,
     the_plan = plan(checks, sandbox.dialect)
     measured = _Measured()
     steps = len(the_plan.statements)
-    for i, statement in enumerate(the_plan.statements):
+    interrupted = False
+    try:
+        for i, statement in enumerate(the_plan.statements):
+            if on_progress:
+                on_progress(i, steps, statement.table or "custom query")
+            _run_statement(sandbox, statement, measured)
         if on_progress:
-            on_progress(i, steps, statement.table or "custom query")
-        _run_statement(sandbox, statement, measured)
-    if on_progress:
-        on_progress(steps, steps, "samples")
-    findings = [_finding(sandbox, check, the_plan.needs.get(check.name), the_plan.errors.get(check.name), measured,
-                         sample) for check in checks]
-    return FindingsDoc(
+            on_progress(steps, steps, "samples")
+    except KeyboardInterrupt:  # keep what finished; the rest is marked not run
+        interrupted = True
+        for statement in the_plan.statements:
+            for metric in statement.metrics:
+                if metric not in measured.values:
+                    measured.failures.setdefault(metric, NOT_RUN)
+    findings = []
+    for check in checks:
+        needs, error = the_plan.needs.get(check.name), the_plan.errors.get(check.name)
+        try:
+            findings.append(_finding(sandbox, check, needs, error, measured, 0 if interrupted else sample))
+        except KeyboardInterrupt:  # while fetching samples: the figures are in, only the sample is lost
+            interrupted = True
+            findings.append(_finding(sandbox, check, needs, error, measured, 0))
+    doc = FindingsDoc(
         database=sandbox.display_url,
         started_at=started.isoformat(timespec="seconds").replace("+00:00", "Z"),
         duration_s=round(time.monotonic() - clock, 3),
@@ -65,6 +81,11 @@ def scan(sandbox: Sandbox, checks: list[Check], *, sample: int = DEFAULT_SAMPLE,
         watchdog_version=__version__,
         error=measured.unavailable,
     )
+    if interrupted:
+        not_run = sum(f.error == NOT_RUN for f in findings)
+        doc.error = f"interrupted (Ctrl-C): {not_run} of {len(findings)} checks did not run"
+        raise Interrupted(doc)
+    return doc
 
 
 def _run_statement(sandbox: Sandbox, statement: Statement, measured: _Measured) -> None:

@@ -16,11 +16,12 @@ from pydantic import ValidationError
 
 from watchdog.errors import ConfigError
 from watchdog.scan.check_types import Check, check_types
+from watchdog.scan.sqlbuild import split_name
 from watchdog.yaml_lines import DuplicateKeyError, YamlLines, load_with_lines
 
-TOP_LEVEL_KEYS = ("tables", "custom_sql")
+TOP_LEVEL_KEYS = ("tables", "custom_sql", "allow_empty")
 #: options that have fields of their own in a finding, so they are not repeated in ``params``
-NOT_PARAMS = {"name", "description", "severity", "column"}
+NOT_PARAMS = {"name", "description", "severity", "column", "columns"}
 
 
 @dataclass
@@ -117,6 +118,11 @@ class _SuiteReader:
             self.problem(("tables",), f"expected a mapping of table name to a list of checks, got {_kind(tables)}")
             tables = {}
         for table, entries in tables.items():
+            try:
+                split_name(str(table))
+            except ValueError as exc:
+                self.problem(("tables", table), f"invalid table name: {exc}")
+                continue
             if not isinstance(entries, list):
                 self.problem(("tables", table), f"expected a list of checks, got {_kind(entries)}")
                 continue
@@ -136,6 +142,12 @@ class _SuiteReader:
             check = self.build("custom_sql", None, dict(entry), at, {k: at + (k,) for k in entry})
             if check:
                 suite.checks.append(check)
+        allow_empty = data.get("allow_empty", False)
+        if not isinstance(allow_empty, bool):
+            self.problem(("allow_empty",), f"expected true or false, got {_kind(allow_empty)}")
+        elif not suite.checks and not self.problems and not allow_empty:
+            self.problem((), "the suite has no checks, so it would pass without checking anything; add checks "
+                             "under `tables:` or `custom_sql:`, or set `allow_empty: true` if that is intended")
         return (suite if not self.problems else None), self.problems
 
     def read_check(self, table: str, entry: Any, at: tuple[Any, ...]) -> Check | None:
@@ -191,7 +203,9 @@ class _SuiteReader:
                 self.problem(where + tuple(loc[1:]), _pydantic_message(err, field_name))
             return None
         params = {k: v for k, v in options.items() if k not in NOT_PARAMS}
-        return cls(table, parsed, params, source=str(self.path))
+        check = cls(table, parsed, params, source=str(self.path))
+        check.line = self.lines.line(at)
+        return check
 
 
 def _pydantic_message(err: dict[str, Any], field_name: str) -> str:

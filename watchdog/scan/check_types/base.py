@@ -108,6 +108,8 @@ class Check:
         self.options = options
         self.params = params
         self.source = source
+        #: the line of the suite the check is written on (set by the suite reader)
+        self.line: int | None = None
 
     # ---- naming
     @property

@@ -1,11 +1,18 @@
-"""``custom_sql``: a query of the user's that returns one number, the failing rows."""
+"""``custom_sql``: a query of the user's that returns one number.
+
+By default the number is a count of failing rows: it must be a whole number (``0.016`` is an
+error, never truncated to a pass) and the check fails above ``max_count`` (default 0). With
+``min`` and/or ``max`` the number is a measurement instead (``observed``, any real value) and
+the check fails outside [min, max].
+"""
 
 from __future__ import annotations
 
+import math
 from decimal import Decimal
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from watchdog.errors import QueryError
 from watchdog.scan.check_types.base import (
@@ -25,7 +32,19 @@ class CustomSqlOptions(BaseModel):
     sql: str = Field(min_length=1)
     severity: Severity = "fail"
     max_count: int | None = Field(default=None, ge=0)
+    min: float | None = None
+    max: float | None = None
     description: str | None = None
+
+    @model_validator(mode="after")
+    def _one_form(self) -> CustomSqlOptions:
+        bounded = self.min is not None or self.max is not None
+        if bounded and self.max_count is not None:
+            raise ValueError("give max_count (the query counts failing rows) or min/max (the query returns a "
+                             "measurement), not both")
+        if self.min is not None and self.max is not None and self.min > self.max:
+            raise ValueError(f"min ({self.min:g}) is greater than max ({self.max:g})")
+        return self
 
 
 @register
@@ -33,6 +52,10 @@ class CustomSql(Check):
     kind = "custom_sql"
     Options = CustomSqlOptions
     short_form = None
+
+    @property
+    def is_metric(self) -> bool:
+        return self.options.min is not None or self.options.max is not None  # type: ignore[attr-defined]
 
     def _query(self) -> Standalone:
         sql = self.options.sql.strip().rstrip(";").strip()  # type: ignore[attr-defined]
@@ -44,11 +67,26 @@ class CustomSql(Check):
     def measure(self, values: dict[Metric, Any], dialect: str) -> Measurement:
         row = values[self._query()]
         value = row[0] if row else None
-        if isinstance(value, Decimal) and value == int(value):
-            value = int(value)
         if isinstance(value, bool) or not isinstance(value, (int, float, Decimal)) or len(row) != 1:
-            raise QueryError(f"custom_sql must return one number (the failing rows); got {tuple(row)!r:.120}")
+            what = "one number" if self.is_metric else "one whole number (the failing rows)"
+            raise QueryError(f"custom_sql must return {what}; got {tuple(row)!r:.120}")
+        if self.is_metric:
+            if not math.isfinite(value):
+                raise QueryError(f"custom_sql returned {value}, not a finite number")
+            return Measurement(observed=int(value) if value == int(value) else float(value))
+        if not math.isfinite(value) or value != int(value):
+            raise QueryError(f"custom_sql returned {value}, not a whole number of failing rows; for a "
+                             "real-valued result give `min:` and/or `max:` bounds instead of max_count")
+        if value < 0:
+            raise QueryError(f"custom_sql returned {value}: a count of failing rows cannot be negative")
         return Measurement(failing=int(value))
+
+    def breached(self, m: Measurement) -> bool:
+        if not self.is_metric:
+            return super().breached(m)
+        low, high = self.options.min, self.options.max  # type: ignore[attr-defined]
+        observed = float(m.observed or 0)
+        return (low is not None and observed < low) or (high is not None and observed > high)
 
     def finding_sql(self, dialect: str) -> str:
         return self._query().sql

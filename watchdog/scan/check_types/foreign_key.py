@@ -27,8 +27,8 @@ class ForeignKeyOptions(ColumnOptions):
     @field_validator("references")
     @classmethod
     def _table_dot_column(cls, value: str) -> str:
-        parts = value.split(".")
-        if len(parts) < 2 or not all(p.strip() for p in parts):
+        parts = sqlbuild.split_name(value, max_parts=4)
+        if len(parts) < 2:
             raise ValueError(f"expected table.column (e.g. companies.id), got {value!r}")
         return value
 
@@ -39,12 +39,21 @@ class ForeignKey(Check):
     Options = ForeignKeyOptions
 
     def _orphans_where(self, dialect: str) -> exp.Expression:
-        ref_table, _, ref_column = self.options.references.rpartition(".")  # type: ignore[attr-defined]
+        *table_parts, ref_column = sqlbuild.split_name(self.options.references, max_parts=4)  # type: ignore[attr-defined]
+        ref_table = sqlbuild.join_name(table_parts)
         child_col = sqlbuild.column(self.column or "", CHILD)
+        parent_col = sqlbuild.column(ref_column, PARENT)
+        match: exp.Expression = exp.EQ(this=parent_col, expression=child_col.copy())
+        if dialect == "mysql":
+            # MySQL/MariaDB's default collations match 'A' and 'a ' to 'a': keep the plain equality (it
+            # can use the parent's index) and add the exact, byte-for-byte one that decides
+            exact = exp.EQ(this=sqlbuild.exact(parent_col.copy(), dialect),
+                           expression=sqlbuild.exact(child_col.copy(), dialect))
+            match = exp.and_(match, exact)
         parent = (
             exp.select(exp.Literal.number(1))
             .from_(sqlbuild.table(ref_table, alias=PARENT))
-            .where(exp.EQ(this=sqlbuild.column(ref_column, PARENT), expression=child_col.copy()))
+            .where(match)
         )
         return sqlbuild.and_all(
             exp.Not(this=exp.Is(this=child_col, expression=exp.Null())),
