@@ -53,19 +53,19 @@ def test_out_under_a_file_is_refused_before_any_query(run_cli, sqlite_db, tmp_pa
 
 
 def test_findings_are_rescued_when_the_folder_cannot_be_written(sqlite_db, tmp_path, monkeypatch):
-    from watchdog.run import scan_run
+    from watchdog.run import filing, scan_run
     from watchdog.run.safe_write import OutputError
 
     suite = _suite(tmp_path, "tables:\n  people:\n    - not_null: email\n")
     out = tmp_path / "out"
-    real_write = FindingsDoc.write
+    real_write = filing.write_atomic
 
-    def write(doc: FindingsDoc, path: Path) -> Path:  # the chosen folder fails (as a full disk would)
+    def write(path: Path, text: str) -> Path:  # the chosen folder fails after the scan (as a full disk would)
         if path.parent == out:
             raise OSError(28, "No space left on device")
-        return real_write(doc, path)
+        return real_write(path, text)
 
-    monkeypatch.setattr(FindingsDoc, "write", write)
+    monkeypatch.setattr(filing, "write_atomic", write)
     with pytest.raises(OutputError) as caught:
         scan_run.run_scan(sqlite_db.url, [suite], out_dir=out)
     rescued = caught.value.rescued

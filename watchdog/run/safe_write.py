@@ -40,16 +40,12 @@ def check_out_dir(out_dir: Path) -> None:
         raise ConfigError(f"cannot write to the output folder {out_dir}: permission denied")
 
 
-def write_findings(doc: FindingsDoc, out_dir: Path) -> Path:
-    """Write ``findings.json`` in ``out_dir``; if that fails, in a rescue folder, then raise OutputError."""
-    target = out_dir / "findings.json"
+def rescue_findings(doc: FindingsDoc, target: Path, failure: OSError) -> OutputError:
+    """``target`` could not be written (``failure``): write the findings to a rescue folder and return the
+    OutputError that says where they are."""
+    reason = failure.strerror or str(failure)
     try:
-        return doc.write(target)
+        saved = doc.write(Path(tempfile.mkdtemp(prefix="watchdog-rescue-")) / "findings.json")
     except OSError as exc:
-        reason = exc.strerror or str(exc)
-    rescue = Path(tempfile.mkdtemp(prefix="watchdog-rescue-"))
-    try:
-        saved = doc.write(rescue / "findings.json")
-    except OSError as exc:
-        raise OutputError(f"cannot write {target} ({reason}) nor a rescue copy ({exc.strerror or exc})") from None
-    raise OutputError(f"cannot write {target} ({reason}); the findings were saved to {saved}", saved)
+        return OutputError(f"cannot write {target} ({reason}) nor a rescue copy ({exc.strerror or exc})")
+    return OutputError(f"cannot write {target} ({reason}); the findings were saved to {saved}", saved)
