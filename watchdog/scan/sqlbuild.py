@@ -14,6 +14,7 @@ from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 
 from watchdog.errors import QueryRefused
+from watchdog.scan import regex
 
 
 def ident(name: str) -> exp.Identifier:
@@ -118,13 +119,18 @@ def count_star() -> exp.Expression:
 
 
 def regex_search(value: exp.Expression, pattern: str, dialect: str) -> exp.Expression:
-    """True when ``pattern`` is found in ``value``: PostgreSQL ``~`` semantics, case-sensitive everywhere."""
+    """True when ``pattern`` is found in ``value``: the regex dialect of :mod:`watchdog.scan.regex`
+    (PostgreSQL ARE, case-sensitive), written out for the database so it means the same on each."""
     if dialect == "mysql":  # MySQL 8 and MariaDB both have REGEXP_INSTR; (?-i) forces case-sensitivity
-        call = exp.Anonymous(this="REGEXP_INSTR", expressions=[value, exp.Literal.string("(?-i)" + pattern)])
+        text = "(?-i)" + regex.translate(pattern, "pcre")
+        call = exp.Anonymous(this="REGEXP_INSTR", expressions=[value, exp.Literal.string(text)])
         return exp.GT(this=call, expression=exp.Literal.number(0))
     if dialect == "postgres":
         value = exp.Cast(this=value, to=exp.DataType.build("text"))
-    return exp.RegexpLike(this=value, expression=exp.Literal.string(pattern))
+        return exp.RegexpLike(this=value, expression=exp.Literal.string(regex.translate(pattern, "postgres")))
+    if dialect in ("sqlite", "strictsqlite"):  # the sandbox's REGEXP function is Python's re
+        return exp.RegexpLike(this=value, expression=exp.Literal.string(regex.translate(pattern, "python")))
+    raise QueryRefused(f"pattern checks run on SQLite, PostgreSQL and MySQL/MariaDB, not on {dialect}")
 
 
 def exact(value: exp.Expression, dialect: str) -> exp.Expression:

@@ -68,7 +68,7 @@ class CustomSql(Check):
         row = values[self._query()]
         value = row[0] if row else None
         if isinstance(value, bool) or not isinstance(value, (int, float, Decimal)) or len(row) != 1:
-            what = "one number" if self.is_metric else "one whole number (the failing rows)"
+            what = "one number" if self.is_metric else "one number (a whole count of failing rows)"
             raise QueryError(f"custom_sql must return {what}; got {tuple(row)!r:.120}")
         if self.is_metric:
             if not math.isfinite(value):
