@@ -89,6 +89,11 @@ def is_table_batch(tree: exp.Expression, table: str) -> bool:
             and not any(tree.find(kind) for kind in (exp.Subquery, exp.Exists, exp.Group, exp.Join)))
 
 
+def _in_subquery(tree: exp.Expression) -> bool:
+    """MySQL/MariaDB's anti-join form: ``NOT key IN (SELECT ...)`` (see foreign_key)."""
+    return any(node.args.get("query") is not None for node in tree.find_all(exp.In))
+
+
 def kinds(statements: list[str], dialect: str) -> dict[str, int]:
     """Tally the statements by what they do."""
     tally = {"batch": 0, "group_by": 0, "anti_join": 0, "sample": 0, "other": 0}
@@ -98,7 +103,7 @@ def kinds(statements: list[str], dialect: str) -> dict[str, int]:
             tally["batch"] += 1
         elif is_aggregate_read(tree) and tree.find(exp.Group):
             tally["group_by"] += 1
-        elif is_aggregate_read(tree) and tree.find(exp.Exists):
+        elif is_aggregate_read(tree) and (tree.find(exp.Exists) or _in_subquery(tree)):
             tally["anti_join"] += 1
         elif isinstance(tree, exp.Select) and tree.args.get("limit") is not None:
             tally["sample"] += 1

@@ -42,19 +42,23 @@ def _figure(finding: dict[str, Any]) -> float | None:
     return None
 
 
+def _stamps(now: Any, before: Any) -> tuple[datetime, datetime] | None:
+    try:
+        return datetime.fromisoformat(str(now)), datetime.fromisoformat(str(before))
+    except ValueError:
+        return None
+
+
 def _moved(current: dict[str, Any], previous: dict[str, Any]) -> str | None:
     """``worse`` / ``better`` when the figure moved meaningfully, else None."""
     if current.get("check") == "freshness":
         now, before = (current.get("details") or {}).get("newest"), (previous.get("details") or {}).get("newest")
-        if isinstance(now, str) and isinstance(before, str):
-            try:
-                newest, was = datetime.fromisoformat(now), datetime.fromisoformat(before)
-            except ValueError:
-                newest = was = None
-            if newest is not None and was is not None:
-                if newest == was:
-                    return None
-                return "worse" if newest < was else "better"
+        stamps = _stamps(now, before) if isinstance(now, str) and isinstance(before, str) else None
+        if stamps is not None:
+            newest, was = stamps
+            if newest == was:
+                return None
+            return "worse" if newest < was else "better"
     a, b = _figure(current), _figure(previous)
     if a is None or b is None or a == b:
         return None

@@ -97,6 +97,18 @@ class Sandbox:
             timeout_s=self.timeout_s if timeout_s is None else float(timeout_s),
         )
 
+    def column_types(self, table: list[str]) -> dict[str, tuple[str, str]]:
+        """``{column: (kind, declared type)}`` of ``table`` (dotted parts), read from the catalogue and
+        cached for the sandbox's life; empty when it cannot be read. See :mod:`watchdog.sandbox.catalog`."""
+        from watchdog.sandbox.catalog import column_types
+
+        key = tuple(table)
+        cache = self.__dict__.setdefault("_column_types", {})
+        if key not in cache:
+            with self._lock:
+                cache[key] = column_types(self._session, list(table))
+        return dict(cache[key])
+
     def close(self) -> None:
         self._session.close()
 

@@ -292,43 +292,43 @@ def _other_case(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return out
 
 
+_FIXED = {"any": ".", "start": "^"}
+_END = {"postgres": "$", "pcre": "\\z", "python": "\\Z"}
+
+
 def _emit(node: Node, engine: str) -> str:
     kind = node.kind
-    if kind == "seq":
-        return "".join(_emit(c, engine) for c in node.children)
-    if kind == "alt":
-        return "|".join(_emit(c, engine) for c in node.children)
+    if kind in _FIXED:
+        return _FIXED[kind]
+    if kind in ("seq", "alt"):
+        return ("" if kind == "seq" else "|").join(_emit(c, engine) for c in node.children)
     if kind == "char":
         return _char(ord(node.value), engine, _META)
-    if kind == "any":
-        return "."
-    if kind == "start":
-        return "^"
     if kind == "end":
-        return {"postgres": "$", "pcre": "\\z", "python": "\\Z"}[engine]
+        return _END[engine]
     if kind == "class":
         return _emit_class(node.ranges, node.negated, engine)
     if kind == "boundary":
         return _boundary(node.value)
-    if kind == "group":
-        return "(?:" + _emit(node.children[0], engine) + ")"
-    if kind == "look":
-        return ("(?!" if node.negated else "(?=") + _emit(node.children[0], engine) + ")"
+    if kind in ("group", "look"):
+        head = "(?:" if kind == "group" else ("(?!" if node.negated else "(?=")
+        return head + _emit(node.children[0], engine) + ")"
     if kind == "repeat":
-        inner = node.children[0]
-        text = _emit(inner, engine)
-        if inner.kind in ("seq", "alt") or (inner.kind == "char" and len(text) > 1 and not text.startswith("\\")):
-            text = "(?:" + text + ")"
-        if (node.low, node.high) == (0, None):
-            return text + "*"
-        if (node.low, node.high) == (1, None):
-            return text + "+"
-        if (node.low, node.high) == (0, 1):
-            return text + "?"
-        if node.high is None:
-            return f"{text}{{{node.low},}}"
-        return f"{text}{{{node.low}}}" if node.low == node.high else f"{text}{{{node.low},{node.high}}}"
+        return _emit_repeat(node, engine)
     raise RegexError(f"cannot write {kind}")  # pragma: no cover - every kind is handled above
+
+
+def _emit_repeat(node: Node, engine: str) -> str:
+    inner = node.children[0]
+    text = _emit(inner, engine)
+    if inner.kind in ("seq", "alt"):
+        text = "(?:" + text + ")"
+    counts = {(0, None): "*", (1, None): "+", (0, 1): "?"}
+    if (node.low, node.high) in counts:
+        return text + counts[(node.low, node.high)]
+    if node.high is None:
+        return f"{text}{{{node.low},}}"
+    return f"{text}{{{node.low}}}" if node.low == node.high else f"{text}{{{node.low},{node.high}}}"
 
 
 def _emit_class(ranges: list[tuple[int, int]], negated: bool, engine: str) -> str:

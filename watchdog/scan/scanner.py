@@ -7,6 +7,7 @@ a few failing rows for each check that breaches.
 
 from __future__ import annotations
 
+import copy
 import re
 import time
 from collections.abc import Callable
@@ -28,6 +29,7 @@ from watchdog.redact import redact
 from watchdog.sandbox import Sandbox
 from watchdog.scan.check_types import Check, Metric
 from watchdog.scan.planner import Statement, batch_statements, plan
+from watchdog.scan.sqlbuild import split_name
 from watchdog.settings import DEFAULT_SAMPLE
 
 Progress = Callable[[int, int, str], None]
@@ -46,6 +48,7 @@ def scan(sandbox: Sandbox, checks: list[Check], *, sample: int = DEFAULT_SAMPLE,
     """Run ``checks`` and return the findings document (never raises for a check's own failure)."""
     started = datetime.now(UTC)
     clock = time.monotonic()
+    checks = with_column_types(sandbox, checks)
     the_plan = plan(checks, sandbox.dialect)
     measured = _Measured()
     steps = len(the_plan.statements)
@@ -86,6 +89,22 @@ def scan(sandbox: Sandbox, checks: list[Check], *, sample: int = DEFAULT_SAMPLE,
         doc.error = f"interrupted (Ctrl-C): {not_run} of {len(findings)} checks did not run"
         raise Interrupted(doc)
     return doc
+
+
+def with_column_types(sandbox: Sandbox, checks: list[Check]) -> list[Check]:
+    """Checks whose meaning depends on column types get a copy with the table's types (one catalogue
+    read per table); the others are returned as they are."""
+    out = []
+    for check in checks:
+        if check.needs_column_types and check.table and hasattr(sandbox, "column_types"):
+            try:
+                kinds = sandbox.column_types(split_name(check.table))
+            except (ValueError, WatchdogError):
+                kinds = {}
+            check = copy.copy(check)
+            check.column_kinds = kinds
+        out.append(check)
+    return out
 
 
 def _run_statement(sandbox: Sandbox, statement: Statement, measured: _Measured) -> None:

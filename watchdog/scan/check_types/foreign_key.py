@@ -43,23 +43,28 @@ class ForeignKey(Check):
         ref_table = sqlbuild.join_name(table_parts)
         child_col = sqlbuild.column(self.column or "", CHILD)
         parent_col = sqlbuild.column(ref_column, PARENT)
-        match: exp.Expression = exp.EQ(this=parent_col, expression=child_col.copy())
         if dialect == "mysql":
-            # MySQL/MariaDB's default collations match 'A' and 'a ' to 'a': keep the plain equality (it
-            # can use the parent's index) and add the exact, byte-for-byte one that decides
-            exact = exp.EQ(this=sqlbuild.exact(parent_col.copy(), dialect),
-                           expression=sqlbuild.exact(child_col.copy(), dialect))
-            match = exp.and_(match, exact)
-        parent = (
-            exp.select(exp.Literal.number(1))
-            .from_(sqlbuild.table(ref_table, alias=PARENT))
-            .where(match)
-        )
-        return sqlbuild.and_all(
-            exp.Not(this=exp.Is(this=child_col, expression=exp.Null())),
-            self.filter(dialect),
-            exp.Not(this=exp.Exists(this=parent)),
-        )
+            # MySQL/MariaDB's default collations match 'A' and 'a ' to 'a', so values are compared as
+            # bytes; and not with a correlated NOT EXISTS, whose subquery cache MariaDB keys by the
+            # collation ('A' would reuse the answer for 'a'): an uncorrelated NOT IN over non-NULL parents
+            parents = (
+                exp.select(sqlbuild.exact(parent_col.copy(), dialect))
+                .from_(sqlbuild.table(ref_table, alias=PARENT))
+                .where(exp.Not(this=exp.Is(this=parent_col.copy(), expression=exp.Null())))
+            )
+            orphan: exp.Expression = exp.Not(this=exp.In(this=sqlbuild.exact(child_col.copy(), dialect),
+                                                         query=parents.subquery()))
+        else:
+            parent = (
+                exp.select(exp.Literal.number(1))
+                .from_(sqlbuild.table(ref_table, alias=PARENT))
+                .where(exp.EQ(this=parent_col, expression=child_col.copy()))
+            )
+            orphan = exp.Not(this=exp.Exists(this=parent))
+        where = sqlbuild.and_all(exp.Not(this=exp.Is(this=child_col, expression=exp.Null())), self.filter(dialect),
+                                 orphan)
+        assert where is not None
+        return where
 
     def _orphans_query(self, dialect: str) -> Standalone:
         query = exp.select(sqlbuild.count_star()).from_(sqlbuild.table(self.table or "", alias=CHILD))

@@ -20,7 +20,7 @@ class PatternOptions(ColumnOptions):
         try:
             regex.parse(value)
         except regex.RegexError as exc:
-            raise ValueError(f"regex {value!r}: {exc}") from None
+            raise ValueError(f"regex {value!r} is not a valid regular expression on every database: {exc}") from None
         return value
 
 
