@@ -37,16 +37,18 @@ class ForeignKeyOptions(ColumnOptions):
 class ForeignKey(Check):
     kind = "foreign_key"
     Options = ForeignKeyOptions
+    needs_column_types = True
 
     def _orphans_where(self, dialect: str) -> exp.Expression:
         *table_parts, ref_column = sqlbuild.split_name(self.options.references, max_parts=4)  # type: ignore[attr-defined]
         ref_table = sqlbuild.join_name(table_parts)
         child_col = sqlbuild.column(self.column or "", CHILD)
         parent_col = sqlbuild.column(ref_column, PARENT)
-        if dialect == "mysql":
+        if dialect == "mysql" and self.column_kind(self.column)[0] != "number":
             # MySQL/MariaDB's default collations match 'A' and 'a ' to 'a', so values are compared as
             # bytes; and not with a correlated NOT EXISTS, whose subquery cache MariaDB keys by the
-            # collation ('A' would reuse the answer for 'a'): an uncorrelated NOT IN over non-NULL parents
+            # collation ('A' would reuse the answer for 'a'): an uncorrelated NOT IN over non-NULL parents.
+            # Numeric keys have no collation: they keep the NOT EXISTS, which can use the parent's index.
             parents = (
                 exp.select(sqlbuild.exact(parent_col.copy(), dialect))
                 .from_(sqlbuild.table(ref_table, alias=PARENT))
