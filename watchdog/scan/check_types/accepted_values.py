@@ -40,6 +40,7 @@ CONVERT: dict[str, dict[str, Any]] = {
 class AcceptedValues(RowConditionCheck):
     kind = "accepted_values"
     Options = AcceptedValuesOptions
+<<<<<<< HEAD
     needs_column_types = True
 
     def _compared_values(self) -> tuple[list[Any], bool]:
@@ -59,10 +60,17 @@ class AcceptedValues(RowConditionCheck):
                     f"{declared} ({kind}); write the values as the column stores them")
             out.append(converted)
         return out, kind == "text"
+=======
+    options: AcceptedValuesOptions
+>>>>>>> main
 
-    def condition(self, dialect: str) -> exp.Expression:
+    def condition(self, dialect: str) -> exp.Expr:
         col = sqlbuild.column(self.column or "")
+<<<<<<< HEAD
         values, text = self._compared_values()
+=======
+        values = self.options.values
+>>>>>>> main
         allowed = [sqlbuild.literal(v) for v in values]
         # text is compared exactly (case- and trailing-space-sensitive) on every database
         compared = sqlbuild.exact(col.copy(), dialect) if text else col.copy()

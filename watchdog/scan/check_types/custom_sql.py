@@ -51,6 +51,7 @@ class CustomSqlOptions(BaseModel):
 class CustomSql(Check):
     kind = "custom_sql"
     Options = CustomSqlOptions
+    options: CustomSqlOptions
     short_form = None
 
     @property
@@ -58,7 +59,7 @@ class CustomSql(Check):
         return self.options.min is not None or self.options.max is not None  # type: ignore[attr-defined]
 
     def _query(self) -> Standalone:
-        sql = self.options.sql.strip().rstrip(";").strip()  # type: ignore[attr-defined]
+        sql = self.options.sql.strip().rstrip(";").strip()
         return Standalone(sql, sql)
 
     def metrics(self, dialect: str) -> list[Metric]:

@@ -37,11 +37,18 @@ class ForeignKeyOptions(ColumnOptions):
 class ForeignKey(Check):
     kind = "foreign_key"
     Options = ForeignKeyOptions
+<<<<<<< HEAD
     needs_column_types = True
 
     def _orphans_where(self, dialect: str) -> exp.Expression:
         *table_parts, ref_column = sqlbuild.split_name(self.options.references, max_parts=4)  # type: ignore[attr-defined]
         ref_table = sqlbuild.join_name(table_parts)
+=======
+    options: ForeignKeyOptions
+
+    def _orphans_where(self, dialect: str) -> exp.Expr:
+        ref_table, _, ref_column = self.options.references.rpartition(".")
+>>>>>>> main
         child_col = sqlbuild.column(self.column or "", CHILD)
         parent_col = sqlbuild.column(ref_column, PARENT)
         if dialect == "mysql" and self.column_kind(self.column)[0] != "number":
@@ -80,6 +87,6 @@ class ForeignKey(Check):
         row = values[self._orphans_query(dialect)]
         return Measurement(failing=as_int(row[0]), total=as_int(values[self.total_metric()]))
 
-    def failing_rows(self, dialect: str) -> exp.Expression:
+    def failing_rows(self, dialect: str) -> exp.Expr:
         star = exp.Column(this=exp.Star(), table=sqlbuild.ident(CHILD))
         return exp.select(star).from_(sqlbuild.table(self.table or "", alias=CHILD)).where(self._orphans_where(dialect))
