@@ -153,7 +153,8 @@ class _Parser:
 
     def literal(self, char: str) -> Node:
         if self.fold and char.isascii() and char.isalpha():
-            return Node("class", ranges=[(ord(char.lower()),) * 2, (ord(char.upper()),) * 2])  # type: ignore[list-item]
+            low, up = ord(char.lower()), ord(char.upper())
+            return Node("class", ranges=[(low, low), (up, up)])
         return Node("char", value=char)
 
     def group(self) -> Node:

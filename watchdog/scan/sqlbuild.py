@@ -118,14 +118,9 @@ def count_star() -> exp.Expr:
     return exp.Count(this=exp.Star())
 
 
-<<<<<<< HEAD
-def regex_search(value: exp.Expression, pattern: str, dialect: str) -> exp.Expression:
+def regex_search(value: exp.Expr, pattern: str, dialect: str) -> exp.Expr:
     """True when ``pattern`` is found in ``value``: the regex dialect of :mod:`watchdog.scan.regex`
     (PostgreSQL ARE, case-sensitive), written out for the database so it means the same on each."""
-=======
-def regex_search(value: exp.Expr, pattern: str, dialect: str) -> exp.Expr:
-    """True when ``pattern`` is found in ``value``: PostgreSQL ``~`` semantics, case-sensitive everywhere."""
->>>>>>> main
     if dialect == "mysql":  # MySQL 8 and MariaDB both have REGEXP_INSTR; (?-i) forces case-sensitivity
         text = "(?-i)" + regex.translate(pattern, "pcre")
         call = exp.Anonymous(this="REGEXP_INSTR", expressions=[value, exp.Literal.string(text)])

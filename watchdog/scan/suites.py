@@ -117,7 +117,16 @@ class _SuiteReader:
                                      f"expected one of {', '.join(TOP_LEVEL_KEYS)}")
         suite.checks.extend(self.read_tables(data.get("tables") or {}))
         suite.checks.extend(self.read_custom_sql(data.get("custom_sql") or []))
+        self.check_not_empty(suite, data.get("allow_empty", False))
         return (suite if not self.problems else None), self.problems
+
+    def check_not_empty(self, suite: Suite, allow_empty: Any) -> None:
+        """A suite without checks would pass a CI gate without checking anything: refused unless allowed."""
+        if not isinstance(allow_empty, bool):
+            self.problem(("allow_empty",), f"expected true or false, got {_kind(allow_empty)}")
+        elif not suite.checks and not self.problems and not allow_empty:
+            self.problem((), "the suite has no checks, so it would pass without checking anything; add checks "
+                             "under `tables:` or `custom_sql:`, or set `allow_empty: true` if that is intended")
 
     def read_tables(self, tables: Any) -> list[Check]:
         """The checks under ``tables:``, a mapping of table name to a list of checks."""
@@ -153,19 +162,8 @@ class _SuiteReader:
                 continue
             check = self.build("custom_sql", None, dict(entry), at, {k: at + (k,) for k in entry})
             if check:
-<<<<<<< HEAD
-                suite.checks.append(check)
-        allow_empty = data.get("allow_empty", False)
-        if not isinstance(allow_empty, bool):
-            self.problem(("allow_empty",), f"expected true or false, got {_kind(allow_empty)}")
-        elif not suite.checks and not self.problems and not allow_empty:
-            self.problem((), "the suite has no checks, so it would pass without checking anything; add checks "
-                             "under `tables:` or `custom_sql:`, or set `allow_empty: true` if that is intended")
-        return (suite if not self.problems else None), self.problems
-=======
                 checks.append(check)
         return checks
->>>>>>> main
 
     def read_check(self, table: str, entry: Any, at: tuple[Any, ...]) -> Check | None:
         known = [k for k in self.types if k != "custom_sql"]

@@ -40,12 +40,12 @@ CONVERT: dict[str, dict[str, Any]] = {
 class AcceptedValues(RowConditionCheck):
     kind = "accepted_values"
     Options = AcceptedValuesOptions
-<<<<<<< HEAD
     needs_column_types = True
+    options: AcceptedValuesOptions
 
     def _compared_values(self) -> tuple[list[Any], bool]:
         """The values as the column's type compares them, and whether they are all text."""
-        values = list(self.options.values)  # type: ignore[attr-defined]
+        values = list(self.options.values)
         kind, declared = self.column_kind(self.column)
         rules = CONVERT.get(kind)
         if rules is None:  # unknown or other: as written
@@ -60,17 +60,10 @@ class AcceptedValues(RowConditionCheck):
                     f"{declared} ({kind}); write the values as the column stores them")
             out.append(converted)
         return out, kind == "text"
-=======
-    options: AcceptedValuesOptions
->>>>>>> main
 
     def condition(self, dialect: str) -> exp.Expr:
         col = sqlbuild.column(self.column or "")
-<<<<<<< HEAD
         values, text = self._compared_values()
-=======
-        values = self.options.values
->>>>>>> main
         allowed = [sqlbuild.literal(v) for v in values]
         # text is compared exactly (case- and trailing-space-sensitive) on every database
         compared = sqlbuild.exact(col.copy(), dialect) if text else col.copy()

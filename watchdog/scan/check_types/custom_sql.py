@@ -56,7 +56,7 @@ class CustomSql(Check):
 
     @property
     def is_metric(self) -> bool:
-        return self.options.min is not None or self.options.max is not None  # type: ignore[attr-defined]
+        return self.options.min is not None or self.options.max is not None
 
     def _query(self) -> Standalone:
         sql = self.options.sql.strip().rstrip(";").strip()
@@ -85,7 +85,7 @@ class CustomSql(Check):
     def breached(self, m: Measurement) -> bool:
         if not self.is_metric:
             return super().breached(m)
-        low, high = self.options.min, self.options.max  # type: ignore[attr-defined]
+        low, high = self.options.min, self.options.max
         observed = float(m.observed or 0)
         return (low is not None and observed < low) or (high is not None and observed > high)
 

@@ -37,18 +37,12 @@ class ForeignKeyOptions(ColumnOptions):
 class ForeignKey(Check):
     kind = "foreign_key"
     Options = ForeignKeyOptions
-<<<<<<< HEAD
     needs_column_types = True
-
-    def _orphans_where(self, dialect: str) -> exp.Expression:
-        *table_parts, ref_column = sqlbuild.split_name(self.options.references, max_parts=4)  # type: ignore[attr-defined]
-        ref_table = sqlbuild.join_name(table_parts)
-=======
     options: ForeignKeyOptions
 
     def _orphans_where(self, dialect: str) -> exp.Expr:
-        ref_table, _, ref_column = self.options.references.rpartition(".")
->>>>>>> main
+        *table_parts, ref_column = sqlbuild.split_name(self.options.references, max_parts=4)
+        ref_table = sqlbuild.join_name(table_parts)
         child_col = sqlbuild.column(self.column or "", CHILD)
         parent_col = sqlbuild.column(ref_column, PARENT)
         if dialect == "mysql" and self.column_kind(self.column)[0] != "number":
@@ -61,7 +55,7 @@ class ForeignKey(Check):
                 .from_(sqlbuild.table(ref_table, alias=PARENT))
                 .where(exp.Not(this=exp.Is(this=parent_col.copy(), expression=exp.Null())))
             )
-            orphan: exp.Expression = exp.Not(this=exp.In(this=sqlbuild.exact(child_col.copy(), dialect),
+            orphan: exp.Expr = exp.Not(this=exp.In(this=sqlbuild.exact(child_col.copy(), dialect),
                                                          query=parents.subquery()))
         else:
             parent = (

@@ -63,8 +63,8 @@ COMPARABLE = {
 class Range(RowConditionCheck):
     kind = "range"
     Options = RangeOptions
-<<<<<<< HEAD
     needs_column_types = True
+    options: RangeOptions
 
     def _check_types(self) -> None:
         kind, declared = self.column_kind(self.column)
@@ -75,13 +75,8 @@ class Range(RowConditionCheck):
                     f"the types disagree: {which} {bound!r} is {value_kind(bound)} but column {self.column!r} is "
                     f"{declared} ({kind}); give {_advice(kind)} bounds, or check a column of matching type")
 
-    def condition(self, dialect: str) -> exp.Expression:
-        self._check_types()
-=======
-    options: RangeOptions
-
     def condition(self, dialect: str) -> exp.Expr:
->>>>>>> main
+        self._check_types()
         col = sqlbuild.column(self.column or "")
         outside: list[exp.Expr] = []
         if self.options.min is not None:

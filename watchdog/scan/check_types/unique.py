@@ -58,12 +58,7 @@ class Unique(Check):
 
     @property
     def key_columns(self) -> list[str]:
-<<<<<<< HEAD
-        return list(self.options.key)  # type: ignore[attr-defined]
-=======
-        value = self.options.column
-        return [value] if isinstance(value, str) else list(value)
->>>>>>> main
+        return list(self.options.key)
 
     @property
     def column(self) -> str | None:
