@@ -24,6 +24,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from watchdog.errors import ConfigError
+
 MAX_REPEAT = 255
 WORD = [(ord("A"), ord("Z")), (ord("a"), ord("z")), (ord("0"), ord("9")), (ord("_"), ord("_"))]
 _R = {
@@ -38,8 +40,8 @@ ENGINES = ("postgres", "pcre", "python")
 _META = set("\\^$.|?*+()[]{}-/")
 
 
-class RegexError(ValueError):
-    """The pattern is not valid, or cannot mean the same on every database."""
+class RegexError(ConfigError, ValueError):
+    """The pattern is not valid, or cannot mean the same on every database (a suite error)."""
 
 
 @dataclass
