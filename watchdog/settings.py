@@ -33,6 +33,10 @@ _INTERPOLATION = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 DEFAULT_TIMEOUT_S = 30.0
 DEFAULT_MAX_ROWS = 1000
 DEFAULT_SAMPLE = 5
+#: profile/suggest: top values are listed for columns with at most this many distinct values
+PROFILE_TOP_VALUES = 20
+#: profile: on PostgreSQL tables of at least this many rows, distinct counts are the planner's estimate
+PROFILE_APPROX_DISTINCT_ROWS = 1_000_000
 
 
 class _Strict(BaseModel):
