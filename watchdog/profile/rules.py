@@ -104,7 +104,7 @@ def _not_null(t: str, col: ColumnProfile, rows: int, knobs: Knobs) -> list[Candi
     if col.nulls == 0:
         return [Candidate(t, "not_null", {"column": col.name}, f"0 nulls in {n(rows)} rows")]
     if col.null_rate <= knobs.max_null_rate:
-        ceiling = math.ceil(col.null_rate * 1.5 * 1000) / 1000
+        ceiling = math.ceil(round(col.null_rate * 1.5 * 1000, 6)) / 1000
         return [Candidate(t, "not_null", {"column": col.name, "max_rate": ceiling},
                           f"{n(col.nulls)} nulls in {n(rows)} rows ({pct(col.null_rate)}); "
                           f"fails above {pct(ceiling)}")]

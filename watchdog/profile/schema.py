@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import sqlglot
 from sqlglot import exp
 
 from watchdog.sandbox import Sandbox
@@ -54,7 +55,9 @@ def _lit(value: str) -> exp.Expr:
     return sqlbuild.literal(value)
 
 
-def _rows(box: Sandbox, query: exp.Expr) -> list[tuple]:
+def _rows(box: Sandbox, query: exp.Expr | str) -> list[tuple]:
+    if isinstance(query, str):  # fixed catalog text (no user input), read in the database's dialect
+        query = sqlglot.parse_one(query, read=box.dialect)
     return [tuple(r) for r in box.query(query.sql(dialect=box.dialect), max_rows=CATALOG_ROWS).rows]
 
 
@@ -100,23 +103,20 @@ def _sqlite(box: Sandbox) -> list[TableInfo]:
 
 def _information_schema(box: Sandbox, schema_expr: str) -> list[TableInfo]:
     tables: dict[str, TableInfo] = {}
-    for (name,) in _rows(box, exp.select("table_name").from_("information_schema.tables").where(
-            f"table_schema = {schema_expr} AND table_type = 'BASE TABLE'").order_by("table_name")):
+    for (name,) in _rows(box, "SELECT table_name FROM information_schema.tables WHERE table_schema = "
+                              f"{schema_expr} AND table_type = 'BASE TABLE' ORDER BY table_name"):
         tables[name] = TableInfo(name)
-    cols = _rows(box, exp.select("table_name", "column_name", "data_type", "is_nullable").from_(
-        "information_schema.columns").where(f"table_schema = {schema_expr}").order_by("table_name",
-                                                                                       "ordinal_position"))
+    cols = _rows(box, "SELECT table_name, column_name, data_type, is_nullable FROM information_schema.columns "
+                      f"WHERE table_schema = {schema_expr} ORDER BY table_name, ordinal_position")
     for table, col, typ, nullable in cols:
         if table in tables:
             tables[table].columns.append(ColumnInfo(col, typ or "", str(nullable).upper() == "YES"))
-    keys = _rows(box, exp.select("k.table_name", "k.column_name", "c.constraint_type", "k.ordinal_position",
-                                 "k.constraint_name").from_("information_schema.key_column_usage AS k").join(
-        "information_schema.table_constraints AS c",
-        on="c.constraint_name = k.constraint_name AND c.table_schema = k.table_schema "
-           "AND c.table_name = k.table_name").where(
-        f"k.table_schema = {schema_expr} AND c.constraint_type = 'PRIMARY KEY'").order_by(
-        "k.table_name", "k.ordinal_position"))
-    for table, col, _, _, _ in keys:
+    keys = _rows(box, "SELECT k.table_name, k.column_name FROM information_schema.key_column_usage AS k "
+                      "JOIN information_schema.table_constraints AS c ON c.constraint_name = k.constraint_name "
+                      "AND c.table_schema = k.table_schema AND c.table_name = k.table_name "
+                      f"WHERE k.table_schema = {schema_expr} AND c.constraint_type = 'PRIMARY KEY' "
+                      "ORDER BY k.table_name, k.ordinal_position")
+    for table, col in keys:
         if table in tables:
             tables[table].primary_key.append(col)
     return list(tables.values())
@@ -125,14 +125,14 @@ def _information_schema(box: Sandbox, schema_expr: str) -> list[TableInfo]:
 def _postgres(box: Sandbox) -> list[TableInfo]:
     tables = _information_schema(box, "current_schema()")
     by_name = {t.name: t for t in tables}
-    fks = _rows(box, exp.select("k.table_name", "k.column_name", "u.table_name", "u.column_name").from_(
-        "information_schema.key_column_usage AS k").join(
-        "information_schema.referential_constraints AS r",
-        on="r.constraint_name = k.constraint_name AND r.constraint_schema = k.constraint_schema").join(
-        "information_schema.key_column_usage AS u",
-        on="u.constraint_name = r.unique_constraint_name AND u.constraint_schema = r.unique_constraint_schema "
-           "AND u.ordinal_position = k.position_in_unique_constraint").where(
-        "k.table_schema = current_schema()").order_by("k.table_name", "k.column_name"))
+    fks = _rows(box, "SELECT k.table_name, k.column_name, u.table_name, u.column_name "
+                     "FROM information_schema.key_column_usage AS k "
+                     "JOIN information_schema.referential_constraints AS r ON r.constraint_name = k.constraint_name "
+                     "AND r.constraint_schema = k.constraint_schema "
+                     "JOIN information_schema.key_column_usage AS u ON u.constraint_name = r.unique_constraint_name "
+                     "AND u.constraint_schema = r.unique_constraint_schema "
+                     "AND u.ordinal_position = k.position_in_unique_constraint "
+                     "WHERE k.table_schema = current_schema() ORDER BY k.table_name, k.column_name")
     for table, col, ref_table, ref_col in fks:
         if table in by_name:
             by_name[table].foreign_keys.append((col, ref_table, ref_col))
@@ -142,9 +142,9 @@ def _postgres(box: Sandbox) -> list[TableInfo]:
 def _mysql(box: Sandbox) -> list[TableInfo]:
     tables = _information_schema(box, "DATABASE()")
     by_name = {t.name: t for t in tables}
-    fks = _rows(box, exp.select("table_name", "column_name", "referenced_table_name", "referenced_column_name").from_(
-        "information_schema.key_column_usage").where(
-        "table_schema = DATABASE() AND referenced_table_name IS NOT NULL").order_by("table_name", "column_name"))
+    fks = _rows(box, "SELECT table_name, column_name, referenced_table_name, referenced_column_name "
+                     "FROM information_schema.key_column_usage WHERE table_schema = DATABASE() "
+                     "AND referenced_table_name IS NOT NULL ORDER BY table_name, column_name")
     for table, col, ref_table, ref_col in fks:
         if table in by_name:
             by_name[table].foreign_keys.append((col, ref_table, ref_col))

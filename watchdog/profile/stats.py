@@ -111,9 +111,10 @@ def profile_table(box: Sandbox, info: TableInfo, *, top_values: int = PROFILE_TO
     statements = 0
     estimates: dict[str, Any] = {}
     if dialect == "postgres":
-        reltuples = box.query(exp.select("reltuples").from_("pg_class").where(
-            exp.EQ(this=exp.column("oid"), expression=exp.Cast(this=sqlbuild.literal(_qualified(info.name)),
-                                                                 to=exp.DataType.build("regclass")))).sql(
+        reltuples = box.query(exp.select("c.reltuples").from_("pg_class AS c").join(
+            "pg_namespace AS s", on="s.oid = c.relnamespace").where(exp.and_(
+                exp.EQ(this=exp.column("relname", "c"), expression=sqlbuild.literal(info.name)),
+                exp.EQ(this=exp.column("nspname", "s"), expression=exp.Anonymous(this="current_schema")))).sql(
             dialect=dialect)).scalar()
         statements += 1
         if reltuples is not None and float(reltuples) >= approx_rows:
@@ -159,10 +160,6 @@ def profile_table(box: Sandbox, info: TableInfo, *, top_values: int = PROFILE_TO
             prof.top_values = _top_values(box, info.name, prof.name, top_values)
             statements += 1
     return TableProfile(info.name, total, columns, list(info.primary_key), list(info.foreign_keys), statements)
-
-
-def _qualified(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
 
 
 def _int(value: Any) -> int | None:
