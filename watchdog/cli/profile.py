@@ -11,12 +11,12 @@ from rich.table import Table
 from watchdog.cli import console
 from watchdog.cli.app import CONTEXT, GreedyOption, cli, config_option, resolve_db
 from watchdog.profile.rules import KINDS, STRICTNESS
+from watchdog.profile.stats import TableProfile
+from watchdog.sandbox import Sandbox
 from watchdog.settings import DEFAULT_TIMEOUT_S
 
 
-def _sandbox(db: str, config_path: Path | None, timeout_s: float | None):  # type: ignore[no-untyped-def]
-    from watchdog.sandbox import Sandbox
-
+def _sandbox(db: str, config_path: Path | None, timeout_s: float | None) -> Sandbox:
     database = resolve_db(db, config_path).with_limits(timeout_s=timeout_s)
     return Sandbox.for_database(database)
 
@@ -62,7 +62,7 @@ def _cell(value: object, width: int = 24) -> str:
     return "" if value is None else console.plain_text(str(value), width)
 
 
-def _profile_table(p) -> Table:  # type: ignore[no-untyped-def]
+def _profile_table(p: TableProfile) -> Table:
     table = Table(title=f"{p.name}: {p.rows:,} rows", title_justify="left")
     for name, justify in [("Column", "left"), ("Type", "left"), ("Nulls", "right"), ("Distinct", "right"),
                           ("Min", "left"), ("Max", "left"), ("Length", "right"), ("Shapes / top values", "left")]:
@@ -103,7 +103,7 @@ def suggest(db: str, tables: tuple[str, ...], out_path: Path | None, strictness:
     Example:
         watchdog suggest --db sqlite:///reports/demo/crm.db --out checks/crm.yaml
         watchdog suggest --db postgresql://reader@db/shop --tables orders --kinds not_null unique
-        watchdog check-config checks/crm.yaml && watchdog scan --db sqlite:///reports/demo/crm.db --checks checks/crm.yaml
+        watchdog scan --db sqlite:///reports/demo/crm.db --checks checks/crm.yaml
     """
     from watchdog.errors import ConfigError
     from watchdog.profile.suggest import profile_database, suggest_suite

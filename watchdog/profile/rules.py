@@ -215,4 +215,5 @@ def _freshness(profile: TableProfile, knobs: Knobs) -> list[Candidate]:
         return []
     limit = max(1, math.ceil(max(age_days, 0) * 2 + 1))
     return [Candidate(profile.name, "freshness", {"column": newest.name, "max_age": f"{limit}d"},
-                      f"newest value {newest.max} ({age_days:.1f} days old); fails after {limit} days without a new row")]
+                      f"newest value {newest.max} ({age_days:.1f} days old); "
+                                  f"fails after {limit} days without a new row")]

@@ -133,33 +133,34 @@ def profile_table(box: Sandbox, info: TableInfo, *, top_values: int = PROFILE_TO
     values: dict[str, dict[str, Any]] = {}
     for (column, key), value in zip(keys, row[1:], strict=True):
         values.setdefault(column, {})[key] = value
-    columns = []
-    for col in info.columns:
-        v = values.get(col.name, {})
-        nonnull = int(v.get("nonnull") or 0)
-        prof = ColumnProfile(col.name, col.type, col.family, col.nullable, nulls=total - nonnull,
-                             null_rate=round((total - nonnull) / total, 6) if total else 0.0,
-                             min=v.get("min"), max=v.get("max"), min_length=_int(v.get("min_length")),
-                             max_length=_int(v.get("max_length")))
-        if "distinct" in v:
-            prof.distinct, prof.distinct_method = int(v["distinct"] or 0), "exact"
-        elif col.name in estimates and estimates[col.name] is not None:
-            n = float(estimates[col.name])
-            prof.distinct, prof.distinct_method = int(round(-n * total if n < 0 else n)), "estimate"
-        if nonnull:
-            prof.shapes = {k.split(":", 1)[1]: round(int(c or 0) / nonnull, 6) for k, c in v.items()
-                           if k.startswith("shape:") and int(c or 0)}
-        if prof.max is not None and (col.family in ("time", "date") or prof.shapes.get("iso_date") == 1.0):
-            try:
-                prof.age_s = round((datetime.now(UTC) - to_utc(prof.max)).total_seconds())
-            except QueryError:
-                prof.age_s = None
-        columns.append(prof)
+    columns = [_column_profile(col, values.get(col.name, {}), total, estimates) for col in info.columns]
     for prof in columns:
         if prof.distinct is not None and 0 < prof.distinct <= top_values and prof.family in ("text", "int", "bool"):
             prof.top_values = _top_values(box, info.name, prof.name, top_values)
             statements += 1
     return TableProfile(info.name, total, columns, list(info.primary_key), list(info.foreign_keys), statements)
+
+
+def _column_profile(col: ColumnInfo, v: dict[str, Any], total: int, estimates: dict[str, Any]) -> ColumnProfile:
+    nonnull = int(v.get("nonnull") or 0)
+    prof = ColumnProfile(col.name, col.type, col.family, col.nullable, nulls=total - nonnull,
+                         null_rate=round((total - nonnull) / total, 6) if total else 0.0,
+                         min=v.get("min"), max=v.get("max"), min_length=_int(v.get("min_length")),
+                         max_length=_int(v.get("max_length")))
+    if "distinct" in v:
+        prof.distinct, prof.distinct_method = int(v["distinct"] or 0), "exact"
+    elif col.name in estimates and estimates[col.name] is not None:
+        n = float(estimates[col.name])
+        prof.distinct, prof.distinct_method = int(round(-n * total if n < 0 else n)), "estimate"
+    if nonnull:
+        prof.shapes = {k.split(":", 1)[1]: round(int(c or 0) / nonnull, 6) for k, c in v.items()
+                       if k.startswith("shape:") and int(c or 0)}
+    if prof.max is not None and (col.family in ("time", "date") or prof.shapes.get("iso_date") == 1.0):
+        try:
+            prof.age_s = round((datetime.now(UTC) - to_utc(prof.max)).total_seconds())
+        except QueryError:
+            prof.age_s = None
+    return prof
 
 
 def _int(value: Any) -> int | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from watchdog.profile.rules import Candidate, n, pct
@@ -37,13 +38,14 @@ def run_candidates(box: Sandbox, candidates: list[Candidate]) -> list[Candidate]
             candidate.failure = finding.error or "could not run"
         elif finding.status in ("fail", "warn"):
             if finding.failing is not None and finding.total:
-                candidate.failure = f"{n(finding.failing)} of {n(finding.total)} rows fail ({pct(finding.failing / finding.total)})"
+                rate = pct(finding.failing / finding.total)
+                candidate.failure = f"{n(finding.failing)} of {n(finding.total)} rows fail ({rate})"
             else:
                 candidate.failure = f"observed {finding.observed}"
     return ordered
 
 
-def _table_order(candidates: list[Candidate]):  # type: ignore[no-untyped-def]
+def _table_order(candidates: list[Candidate]) -> Callable[[Candidate], tuple[int, int]]:
     tables: dict[str, int] = {}
     for c in candidates:
         tables.setdefault(c.table, len(tables))
