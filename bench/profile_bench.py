@@ -135,7 +135,8 @@ def timing(url: str, label: str, rows: int) -> dict[str, Any]:
         prof = median(lambda: profile_database(box, tables))
         sugg = median(lambda: suggest_suite(box, profile_database(box, tables)))
     return {"db": label, "rows_per_table": rows, "count_s": round(count, 3), "profile_s": round(prof, 3),
-            "suggest_s": round(sugg, 3), "profile_ratio": round(prof / count, 2), "suggest_ratio": round(sugg / count, 2)}
+            "suggest_s": round(sugg, 3), "profile_ratio": round(prof / count, 2),
+            "suggest_ratio": round(sugg / count, 2)}
 
 
 def main() -> None:
