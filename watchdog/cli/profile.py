@@ -90,9 +90,11 @@ def _profile_table(p: TableProfile) -> Table:
               help=f"Only these check kinds (of: {', '.join(KINDS)}).")
 @click.option("--timeout", "timeout_s", type=click.FloatRange(min=0, min_open=True), default=None,
               help=f"Seconds allowed per query (default: the database's timeout_s, else {DEFAULT_TIMEOUT_S:g}).")
+@click.option("--llm", is_flag=True, help="Also ask the configured model for semantic checks (from the profile, "
+              "never rows); each is run like the others (needs OPENAI_API_KEY/OPENAI_BASE_URL or llm: in the config).")
 @config_option
 def suggest(db: str, tables: tuple[str, ...], out_path: Path | None, strictness: str, kinds: tuple[str, ...],
-            timeout_s: float | None, config_path: Path | None) -> None:
+            timeout_s: float | None, llm: bool, config_path: Path | None) -> None:
     """Suggest a starter check suite from the data, every check run on it before it is written.
 
     Checks that pass today are written ready to scan, each under a comment with its evidence
@@ -103,6 +105,7 @@ def suggest(db: str, tables: tuple[str, ...], out_path: Path | None, strictness:
     Example:
         watchdog suggest --db sqlite:///reports/demo/crm.db --out checks/crm.yaml
         watchdog suggest --db postgresql://reader@db/shop --tables orders --kinds not_null unique
+        OPENAI_API_KEY=... watchdog suggest --db crm --llm --out checks/crm.yaml
         watchdog scan --db sqlite:///reports/demo/crm.db --checks checks/crm.yaml
     """
     from watchdog.errors import ConfigError
@@ -114,7 +117,8 @@ def suggest(db: str, tables: tuple[str, ...], out_path: Path | None, strictness:
         raise ConfigError(f"--kinds: unknown kind(s) {', '.join(unknown)}; expected some of {', '.join(KINDS)}")
     with _sandbox(db, config_path, timeout_s) as box, console.scan_progress(enabled=True) as progress:
         profiles = profile_database(box, _tables(tables), on_progress=progress)
-        result = suggest_suite(box, profiles, strictness=strictness, kinds=wanted)
+        extra, notes = _llm_candidates(profiles, config_path) if llm else ([], [])
+        result = suggest_suite(box, profiles, strictness=strictness, kinds=wanted, extra=extra, notes=notes)
     err = console.stderr()
     for note in result.notes:
         err.print(f"note: {console.plain_text(note, 300)}", markup=False, highlight=False)
@@ -125,3 +129,10 @@ def suggest(db: str, tables: tuple[str, ...], out_path: Path | None, strictness:
         out_path.write_text(result.text, encoding="utf-8")
     err.print(f"{len(result.active)} checks pass on today's data; {len(result.commented)} commented out "
               f"(they fail today)" + (f"; suite: {out_path}" if out_path else ""), markup=False, highlight=False)
+
+
+def _llm_candidates(profiles: list[TableProfile], config_path: Path | None) -> tuple[list, list[str]]:
+    from watchdog.profile.llm import propose
+    from watchdog.settings import load_settings_or_default
+
+    return propose(load_settings_or_default(config_path).llm, profiles)

@@ -45,20 +45,21 @@ def profile_database(box: Sandbox, tables: list[str] | None = None,
 
 
 def suggest_suite(box: Sandbox, profiles: list[TableProfile], *, strictness: str = "normal",
-                  kinds: list[str] | None = None, extra: list[Candidate] | None = None) -> Suggestion:
+                  kinds: list[str] | None = None, extra: list[Candidate] | None = None,
+                  notes: list[str] | None = None) -> Suggestion:
     """Candidates from ``profiles`` (plus ``extra``, e.g. the LLM's), run on the data, rendered as YAML."""
     wanted = set(kinds or KINDS)
     by_name = {p.name: p for p in profiles}
     candidates = [c for p in profiles for c in rules(p, by_name, strictness) if c.kind in wanted]
-    candidates += extra or []
-    candidates = _dedupe(candidates)
+    notes = list(notes or [])
+    candidates = _dedupe(candidates + list(extra or []), notes)
     ran = run_candidates(box, candidates)
-    notes = []
     kept = []
     for c in ran:
         name = f"{c.table}.{c.column or ''}.{c.kind}".replace("..", ".")
         if c.status == "error":
-            notes.append(f"dropped {name}: it could not run ({c.failure})")
+            notes.append(f"dropped {'LLM proposal ' if c.origin == 'llm' else ''}{name}: it could not run "
+                         f"({c.failure})")
         else:
             kept.append(c)
     header = [f"Suggested by `watchdog suggest` on {box.display_url} at "
@@ -69,13 +70,15 @@ def suggest_suite(box: Sandbox, profiles: list[TableProfile], *, strictness: str
     return Suggestion(kept, render_suite(kept, header=header), notes)
 
 
-def _dedupe(candidates: list[Candidate]) -> list[Candidate]:
+def _dedupe(candidates: list[Candidate], notes: list[str]) -> list[Candidate]:
     seen: set[tuple[str, str, str]] = set()
     out = []
     for c in candidates:
         column = c.options.get("column")
         key = (c.table, c.kind, "+".join(column) if isinstance(column, list) else str(column))
         if key in seen:
+            if c.origin == "llm":
+                notes.append(f"LLM proposal {'.'.join(key)} is already suggested from the profile")
             continue
         seen.add(key)
         out.append(c)
