@@ -120,10 +120,10 @@ def demo(work: Path) -> dict[str, Any]:
             "failures": s.failed + s.warned, "errors": s.errors, "notes": result.notes}
 
 
-def timing(url: str, label: str, rows: int) -> dict[str, Any]:
+def timing(url: str, label: str, rows: int, reps: int = 3) -> dict[str, Any]:
     def median(fn: Any) -> float:
         times = []
-        for _ in range(3):
+        for _ in range(reps):
             start = time.perf_counter()
             fn()
             times.append(time.perf_counter() - start)
@@ -132,7 +132,9 @@ def timing(url: str, label: str, rows: int) -> dict[str, Any]:
     with Sandbox(url, timeout_s=1800) as box:
         tables = ["customers", "orders"]
         count = median(lambda: [box.query(f'SELECT count(*) FROM "{t}"').scalar() for t in tables])
+        print(f"{label}: count(*) {count:.3f} s", flush=True)
         prof = median(lambda: profile_database(box, tables))
+        print(f"{label}: profile {prof:.3f} s", flush=True)
         sugg = median(lambda: suggest_suite(box, profile_database(box, tables)))
     return {"db": label, "rows_per_table": rows, "count_s": round(count, 3), "profile_s": round(prof, 3),
             "suggest_s": round(sugg, 3), "profile_ratio": round(prof / count, 2),
@@ -143,29 +145,30 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--skip-timing", action="store_true")
+    parser.add_argument("--skip-quality", action="store_true")
+    parser.add_argument("--reps", type=int, default=3, help="timing runs per figure (the median is kept)")
     parser.add_argument("--pg-admin", default="postgresql+psycopg://postgres@127.0.0.1:5432/postgres")
     args = parser.parse_args()
     out: dict[str, Any] = {"quality": [], "timing": []}
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        for name in RAHA:
+        for name in RAHA if not args.skip_quality else ():
             out["quality"].append(raha(name, work))
             print(json.dumps(out["quality"][-1]), flush=True)
-        out["quality"].append(chinook(work))
-        print(json.dumps(out["quality"][-1]), flush=True)
-        out["quality"].append(demo(work))
-        print(json.dumps(out["quality"][-1]), flush=True)
+        for extra in (chinook, demo) if not args.skip_quality else ():
+            out["quality"].append(extra(work))
+            print(json.dumps(out["quality"][-1]), flush=True)
     if not args.skip_timing:
         from bench import datagen
 
-        path, _ = datagen.build_sqlite(HERE / "data", args.rows)
-        out["timing"].append(timing(f"sqlite:///{path}", "SQLite", args.rows))
-        print(json.dumps(out["timing"][-1]), flush=True)
         datagen.create_pg_database(args.pg_admin)
         datagen.build_postgres(args.pg_admin, args.rows)
-        out["timing"].append(timing(datagen.pg_url(args.pg_admin), "PostgreSQL", args.rows))
+        out["timing"].append(timing(datagen.pg_url(args.pg_admin), "PostgreSQL", args.rows, args.reps))
         print(json.dumps(out["timing"][-1]), flush=True)
         datagen.drop_pg_database(args.pg_admin)
+        path, _ = datagen.build_sqlite(HERE / "data", args.rows)
+        out["timing"].append(timing(f"sqlite:///{path}", "SQLite", args.rows, args.reps))
+        print(json.dumps(out["timing"][-1]), flush=True)
     results = HERE / "results"
     results.mkdir(exist_ok=True)
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
