@@ -33,6 +33,8 @@ _INTERPOLATION = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 DEFAULT_TIMEOUT_S = 30.0
 DEFAULT_MAX_ROWS = 1000
 DEFAULT_SAMPLE = 5
+#: earlier runs of an audit read as history for ``anomaly:`` (without a timestamp column) and ``schema_changes``
+DEFAULT_HISTORY_RUNS = 90
 #: profile/suggest: top values are listed for columns with at most this many distinct values
 PROFILE_TOP_VALUES = 20
 #: profile: on PostgreSQL tables of at least this many rows, distinct counts are the planner's estimate

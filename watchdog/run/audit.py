@@ -20,6 +20,7 @@ from watchdog.delivery.base import RunPackage
 from watchdog.delivery.outbox import deliver_package, flush_outbox
 from watchdog.exit_codes import ExitCode
 from watchdog.history import DeliveryRecord, HistoryStore
+from watchdog.history.series import past_findings
 from watchdog.redact import redact
 from watchdog.run.filing import RunFolder
 from watchdog.run.scan_run import (
@@ -75,7 +76,7 @@ def execute_audit(settings: Settings, name: str, *, store: HistoryStore | None =
                 sample=audit.sample, on_progress=on_progress,
                 llm=audit.llm, settings=settings, models=models, run_id=run_id,
                 previous_findings=store.findings_of(previous.id) if previous else [], audit=name,
-                tolerate_filing_errors=True)
+                tolerate_filing_errors=True, history=past_findings(store, name, run_id))
             if cancelling.stopping():  # abandoned (the daemon stops or lost the lead): never delivered
                 raise InterruptedError("cancelled: the daemon stopped or lost the lead during the run")
             status = STATUS[outcome.exit_code]

@@ -100,7 +100,8 @@ def run_scan(database: str | DatabaseConfig, suite_paths: Iterable[str | Path], 
              sample: int = DEFAULT_SAMPLE, on_progress: Progress | None = None,
              llm: bool = False, settings: Settings | None = None, models: Models | None = None,
              run_id: str | None = None, previous_findings: list[dict] | None = None,
-             audit: str | None = None, tolerate_filing_errors: bool = False) -> ScanOutcome:
+             audit: str | None = None, tolerate_filing_errors: bool = False,
+             history: dict[str, list[dict]] | None = None) -> ScanOutcome:
     """Validate suites, scan ``database`` (a URL with the default limits, or a configured database) through
     the sandbox, file findings.json (first) and report.md; with ``llm``, run the report graph and file what
     it produced (report.md, report.unverified.md, audit.json). With ``tolerate_filing_errors`` (audits), a
@@ -117,7 +118,8 @@ def run_scan(database: str | DatabaseConfig, suite_paths: Iterable[str | Path], 
 
     target = database if isinstance(database, DatabaseConfig) else DatabaseConfig(url=database)
     with Sandbox.for_database(target) as box:
-        doc = scan(box, checks, sample=sample, suites=[str(s.path) for s in suites], on_progress=on_progress)
+        doc = scan(box, checks, sample=sample, suites=[str(s.path) for s in suites], on_progress=on_progress,
+                   history=history)
         doc.run_id = run_id
         write(folder.write_findings, doc)
         findings_path = folder.findings_path

@@ -82,6 +82,13 @@ class Sandbox:
             timeout_s=self.timeout_s if timeout_s is None else float(timeout_s),
         )
 
+    def columns(self, table: str) -> list[dict[str, str]]:
+        """The columns of ``table`` from the catalog: ``[{"name", "type", "generic"}]`` (see catalog.py)."""
+        from watchdog.sandbox.catalog import describe
+
+        with self._lock:
+            return describe(self._session, table)
+
     def close(self) -> None:
         self._session.close()
 
