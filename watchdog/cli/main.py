@@ -11,7 +11,16 @@ import sys
 
 import click
 
-from watchdog.cli import audits, console, daemon, dashboard, mcp, report, scan  # noqa: F401  (each registers its commands)
+from watchdog.cli import (  # noqa: F401  (each registers its commands)
+    audits,
+    console,
+    daemon,
+    dashboard,
+    mcp,
+    profile,  # noqa: F401  (registers profile and suggest)
+    report,
+    scan,
+)
 from watchdog.cli.app import cli
 from watchdog.errors import Interrupted, QueryRefused, WatchdogError
 from watchdog.exit_codes import ExitCode
