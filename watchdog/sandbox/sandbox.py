@@ -61,8 +61,14 @@ class Sandbox:
         """Parse and check ``sql`` without running it (raises QueryRefused)."""
         return self.policy.vet(sql)
 
-    def query(self, sql: str, *, max_rows: int | None = None, timeout_s: float | None = None) -> QueryResult:
-        """Run one read statement and return its rows (raises a SandboxError subclass)."""
+    def query(self, sql: str, *, max_rows: int | None = None, timeout_s: float | None = None,
+              parallel: bool = False) -> QueryResult:
+        """Run one read statement and return its rows (raises a SandboxError subclass).
+
+        ``parallel``: the caller needs no column names when there is no row (the scanner's own
+        statements); PostgreSQL then streams the result from a plain statement instead of a
+        server-side cursor, which lets the server plan it with parallel workers.
+        """
         self.policy.vet(sql)
         for listener in self._listeners:
             listener(sql)
@@ -72,6 +78,7 @@ class Sandbox:
             max_rows=self.max_rows if max_rows is None else max(0, int(max_rows)),
             max_bytes=self.max_bytes,
             timeout_s=self.timeout_s if timeout_s is None else float(timeout_s),
+            **({"parallel": True} if parallel else {}),
         )
 
     def close(self) -> None:

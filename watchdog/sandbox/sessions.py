@@ -45,7 +45,8 @@ from watchdog.sandbox.sqlite_session import SQLiteSession
 class Session(Protocol):
     dialect_name: str
 
-    def run(self, sql: str, *, max_rows: int, max_bytes: int, timeout_s: float) -> QueryResult: ...
+    def run(self, sql: str, *, max_rows: int, max_bytes: int, timeout_s: float,
+            parallel: bool = False) -> QueryResult: ...
 
     def close(self) -> None: ...
 
@@ -88,7 +89,7 @@ class _EngineSession:
     def _begin(self, conn: sa.Connection, raw: Any, timeout_s: float) -> None:
         """Make the transaction read-only and time-limited (per dialect)."""
 
-    def _cursor(self, raw: Any, max_rows: int) -> Any:
+    def _cursor(self, raw: Any, max_rows: int, parallel: bool = False) -> Any:
         return raw.cursor()
 
     def _before_batch(self, raw: Any, deadline: float, timeout_s: float) -> None:
@@ -106,7 +107,8 @@ class _EngineSession:
         """The connection's socket, to shut down when the server is late (None: cannot)."""
         return None
 
-    def run(self, sql: str, *, max_rows: int, max_bytes: int, timeout_s: float) -> QueryResult:
+    def run(self, sql: str, *, max_rows: int, max_bytes: int, timeout_s: float,
+            parallel: bool = False) -> QueryResult:
         start = time.monotonic()
         deadline = start + timeout_s
         try:
@@ -127,13 +129,13 @@ class _EngineSession:
         late = _Deadline(sock, timeout_s + DEADLINE_GRACE_S)
         try:
             self._begin(conn, raw, timeout_s)
-            cursor = self._cursor(raw, max_rows)
+            cursor = self._cursor(raw, max_rows, parallel)
             try:
                 cursor.execute(sql)
                 columns = [d[0] for d in cursor.description] if cursor.description else []
                 rows, truncated = (
                     fetch_capped(cursor, max_rows, max_bytes, max_batch=self.max_batch,
-                                 before_batch=lambda: self._before_batch(raw, deadline, timeout_s))
+                                 before_batch=None if parallel else lambda: self._before_batch(raw, deadline, timeout_s))
                     if cursor.description else ([], False)
                 )
             finally:
@@ -235,7 +237,9 @@ class PostgresSession(_EngineSession):
             cur.execute(f"SELECT set_config('statement_timeout', '{ms}', true), set_config('lock_timeout', '{ms}', true), "
                         "set_config('standard_conforming_strings', 'on', true)")
 
-    def _cursor(self, raw: Any, max_rows: int) -> Any:
+    def _cursor(self, raw: Any, max_rows: int, parallel: bool = False) -> Any:
+        if parallel:
+            return _StreamedCursor(raw.cursor())
         # a server-side cursor: rows stream in batches, and DECLARE accepts exactly one SELECT/VALUES
         cursor = raw.cursor(name=f"watchdog_{uuid.uuid4().hex[:12]}")
         cursor.itersize = min(1000, max_rows + 1)
@@ -276,6 +280,41 @@ class PostgresSession(_EngineSession):
         return QueryError(message)
 
 
+class _StreamedCursor:
+    """A plain psycopg cursor read through ``stream()``: the extended protocol (exactly one statement,
+    as a server-side cursor's DECLARE), rows arrive as the server sends them and the statement is
+    cancelled when the caps stop reading early. Unlike a cursor, it leaves the planner free to use
+    parallel workers. The whole statement runs under one ``statement_timeout``.
+    """
+
+    def __init__(self, cursor: Any):
+        self._cursor = cursor
+        self._rows: Any = None
+        self._first: list[Any] = []
+        self.description: Any = None
+
+    def execute(self, sql: str) -> None:
+        self._rows = self._cursor.stream(sql)
+        # the first row (if any) makes the column names known, as execute() does on a cursor
+        for row in self._rows:
+            self._first.append(row)
+            break
+        self.description = self._cursor.description  # None when there is no row: no column names then
+
+    def fetchmany(self, size: int) -> list[Any]:
+        out, self._first = self._first[:size], self._first[size:]
+        for row in self._rows:
+            out.append(row)
+            if len(out) >= size:
+                break
+        return out
+
+    def close(self) -> None:
+        if self._rows is not None:
+            self._rows.close()  # cancels the statement if rows are left, and reads what was in flight
+        self._cursor.close()
+
+
 class MySQLSession(_EngineSession):
     dialect_name = "mysql"
     max_batch = 1  # an unbuffered cursor reads rows off the socket one by one anyway
@@ -296,7 +335,7 @@ class MySQLSession(_EngineSession):
             cur.execute("SET SESSION TRANSACTION READ ONLY")
             cur.execute("START TRANSACTION READ ONLY")
 
-    def _cursor(self, raw: Any, max_rows: int) -> Any:
+    def _cursor(self, raw: Any, max_rows: int, parallel: bool = False) -> Any:
         import pymysql.cursors
 
         return raw.cursor(pymysql.cursors.SSCursor)  # unbuffered: rows stream, memory stays flat

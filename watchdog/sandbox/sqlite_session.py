@@ -49,7 +49,8 @@ class SQLiteSession:
             raise DatabaseUnavailable(f"SQLite database file not found: {path}")
         return path
 
-    def run(self, sql: str, *, max_rows: int, max_bytes: int, timeout_s: float) -> QueryResult:
+    def run(self, sql: str, *, max_rows: int, max_bytes: int, timeout_s: float,
+            parallel: bool = False) -> QueryResult:
         with self._lock:
             path = self._file()
             if self._worker is None or not self._worker.alive():

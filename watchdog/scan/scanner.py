@@ -2,7 +2,8 @@
 
 The scanner executes the planner's statements (never pulling table rows into Python to
 count them), isolates failures so one broken check cannot stop the others, and fetches
-a few failing rows for each check that breaches.
+a few failing rows for each check that breaches: from the check's own statement where it can
+(unique, foreign_key), else in one statement per table (:mod:`watchdog.scan.samples`).
 """
 
 from __future__ import annotations
@@ -25,8 +26,10 @@ from watchdog.errors import (
 from watchdog.findings import SAMPLE_TEXT_LIMIT, Finding, FindingsDoc, Summary, jsonable
 from watchdog.redact import redact
 from watchdog.sandbox import Sandbox
-from watchdog.scan.check_types import Check, Metric
+from watchdog.scan.check_types import Check, Measurement, Metric
+from watchdog.scan.check_types.base import SampleSpec
 from watchdog.scan.planner import Statement, batch_statements, plan
+from watchdog.scan.samples import table_sample
 
 Progress = Callable[[int, int, str], None]
 DEFAULT_SAMPLE = 5
@@ -36,6 +39,8 @@ DEFAULT_SAMPLE = 5
 class _Measured:
     values: dict[Metric, Any] = field(default_factory=dict)
     failures: dict[Metric, str] = field(default_factory=dict)
+    #: sample columns and rows that came with a metric's own statement (its ``sampled`` form)
+    extras: dict[Metric, tuple[list[str], list[tuple[Any, ...]]]] = field(default_factory=dict)
     unavailable: str | None = None
 
 
@@ -44,7 +49,7 @@ def scan(sandbox: Sandbox, checks: list[Check], *, sample: int = DEFAULT_SAMPLE,
     """Run ``checks`` and return the findings document (never raises for a check's own failure)."""
     started = datetime.now(timezone.utc)
     clock = time.monotonic()
-    the_plan = plan(checks, sandbox.dialect)
+    the_plan = plan(checks, sandbox.dialect, sample=sample)
     measured = _Measured()
     steps = len(the_plan.statements)
     for i, statement in enumerate(the_plan.statements):
@@ -53,8 +58,11 @@ def scan(sandbox: Sandbox, checks: list[Check], *, sample: int = DEFAULT_SAMPLE,
         _run_statement(sandbox, statement, measured)
     if on_progress:
         on_progress(steps, steps, "samples")
-    findings = [_finding(sandbox, check, the_plan.needs.get(check.name), the_plan.errors.get(check.name), measured,
-                         sample) for check in checks]
+    measured_findings = [_finding(sandbox, check, the_plan.needs.get(check.name), the_plan.errors.get(check.name),
+                                  measured) for check in checks]
+    findings = [finding for finding, _ in measured_findings]
+    if sample > 0 and not measured.unavailable:
+        _add_samples(sandbox, checks, measured_findings, the_plan.needs, measured, sample)
     return FindingsDoc(
         database=sandbox.display_url,
         started_at=started.isoformat(timespec="seconds").replace("+00:00", "Z"),
@@ -73,7 +81,7 @@ def _run_statement(sandbox: Sandbox, statement: Statement, measured: _Measured) 
             measured.failures[metric] = measured.unavailable
         return
     try:
-        result = sandbox.query(statement.sql, max_rows=2)
+        result = sandbox.query(statement.sql, max_rows=statement.sample_rows or 2, parallel=True)
     except DatabaseUnavailable as exc:
         measured.unavailable = f"database unavailable: {redact(exc)}"
         _run_statement(sandbox, statement, measured)
@@ -83,11 +91,19 @@ def _run_statement(sandbox: Sandbox, statement: Statement, measured: _Measured) 
             measured.failures[metric] = f"timed out: {exc}"
         return
     except SandboxError as exc:
-        if statement.is_batch and len(statement.metrics) > 1:
+        if statement.sample_rows:  # the form with sample rows failed: the plain count still may not
+            _run_statement(sandbox, Statement(statement.metrics[0].sql, statement.metrics), measured)  # type: ignore[union-attr]
+        elif statement.is_batch and len(statement.metrics) > 1:
             _run_one_by_one(sandbox, statement, measured)
         else:
             for metric in statement.metrics:
                 measured.failures[metric] = f"{exc.prefix}: {redact(exc)}"
+        return
+    if statement.sample_rows:
+        metric = statement.metrics[0]
+        width = getattr(metric, "width", 1)
+        measured.values[metric] = result.rows[0][:width] if result.rows else (0,) * width
+        measured.extras[metric] = (result.columns[width:], [row[width:] for row in result.rows])
         return
     if not result.rows:
         for metric in statement.metrics:
@@ -113,7 +129,7 @@ def _run_one_by_one(sandbox: Sandbox, statement: Statement, measured: _Measured)
 
 
 def _finding(sandbox: Sandbox, check: Check, needs: list[Metric] | None, plan_error: str | None,
-             measured: _Measured, sample: int) -> Finding:
+             measured: _Measured) -> tuple[Finding, Measurement | None]:
     base = dict(name=check.name, check=check.kind, table=check.table, column=check.column, columns=check.columns,
                 severity=check.options.severity, params=jsonable(check.params),
                 description=check.options.description)
@@ -122,20 +138,18 @@ def _finding(sandbox: Sandbox, check: Check, needs: list[Metric] | None, plan_er
     except WatchdogError:
         base["sql"] = None
     if plan_error or needs is None:
-        return Finding(**base, status="error", error=redact(plan_error or "could not plan this check"))
+        return Finding(**base, status="error", error=redact(plan_error or "could not plan this check")), None
     failures = [measured.failures[m] for m in needs if m in measured.failures]
     if failures:
-        return Finding(**base, status="error", error=_explain(failures[0], check))
+        return Finding(**base, status="error", error=_explain(failures[0], check)), None
     try:
         m = check.measure({metric: measured.values[metric] for metric in needs}, sandbox.dialect)
     except (QueryError, ValueError, TypeError) as exc:
-        return Finding(**base, status="error", error=redact(exc))
+        return Finding(**base, status="error", error=redact(exc)), None
     status = check.options.severity if check.breached(m) else "pass"
     finding = Finding(**base, status=status, failing=m.failing, total=m.total, rate=m.rate, observed=m.observed,
                       details=jsonable(m.details))
-    if status != "pass" and sample > 0:
-        _add_sample(sandbox, check, finding, sample)
-    return finding
+    return finding, m
 
 
 _MISSING_OBJECT = re.compile(r"no such (table|column)|(relation|column) .* does not exist|doesn't exist|"
@@ -146,6 +160,38 @@ def _explain(message: str, check: Check) -> str:
     if check.table and _MISSING_OBJECT.search(message):
         return redact(f"{message} (check `{check.table}` and its columns in the suite)")
     return redact(message)
+
+
+def _add_samples(sandbox: Sandbox, checks: list[Check], measured_findings: list[tuple[Finding, Measurement | None]],
+                 needs: dict[str, list[Metric]], measured: _Measured, sample: int) -> None:
+    """Sample rows for every breaching check: from its own statement, else one statement per table."""
+    by_table: dict[str, list[tuple[Check, Finding, SampleSpec]]] = {}
+    for check, (finding, m) in zip(checks, measured_findings):
+        if m is None or finding.status in ("pass", "error"):
+            continue
+        extra = next((measured.extras[x] for x in needs.get(check.name, []) if x in measured.extras), None)
+        try:
+            spec = check.sample_spec(sandbox.dialect, m, extra, sample)
+        except (WatchdogError, ValueError) as exc:
+            finding.details["sample_error"] = redact(exc)
+            continue
+        if spec is not None and spec.rows is not None:
+            finding.sample = [jsonable(row, SAMPLE_TEXT_LIMIT) for row in spec.rows]
+        elif spec is not None and spec.condition is not None and check.table:
+            by_table.setdefault(check.table, []).append((check, finding, spec))
+        else:
+            _add_sample(sandbox, check, finding, sample)
+    for table, items in by_table.items():
+        query = table_sample(table, [(spec.condition, spec.expected) for _, _, spec in items  # type: ignore[misc]
+                                     ], sample, sandbox.dialect)
+        try:
+            result = sandbox.query(query.sql, max_rows=query.max_rows, parallel=True)
+        except SandboxError:  # e.g. a database without UNION ALL of LIMITs: one query per check instead
+            for check, finding, _ in items:
+                _add_sample(sandbox, check, finding, sample)
+            continue
+        for (_, finding, _), rows in zip(items, query.split(result.columns, result.rows, sample)):
+            finding.sample = [jsonable(row, SAMPLE_TEXT_LIMIT) for row in rows]
 
 
 def _add_sample(sandbox: Sandbox, check: Check, finding: Finding, sample: int) -> None:

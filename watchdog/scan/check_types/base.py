@@ -8,6 +8,7 @@ values into a :class:`Measurement`. It never runs SQL itself.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
@@ -57,13 +58,35 @@ class Aggregate:
 
 @dataclass(frozen=True)
 class Standalone:
-    """A statement of its own that returns one row; ``sql`` is already rendered for the dialect."""
+    """A statement of its own that returns one row; ``sql`` is already rendered for the dialect.
+
+    ``sampled(n)``, when given, is a variant of the same statement that also returns up to ``n`` rows
+    for the sample: its first ``width`` columns carry the figures (the same in every row), the rest
+    the sample; no row at all means every figure is 0. The scanner uses it when samples are wanted,
+    so a breaching check's sample costs no second query.
+    """
 
     key: str
     sql: str = field(compare=False)
+    sampled: Callable[[int], str] | None = field(default=None, compare=False, repr=False)
+    width: int = field(default=1, compare=False)
 
 
 Metric = Aggregate | Standalone
+
+
+@dataclass
+class SampleSpec:
+    """How a breaching check gets its sample rows.
+
+    Either the rows already came with the check's own statement (``rows``), or they are the rows
+    of the check's table that match ``condition``; ``expected`` is how many rows match, when the
+    measurement says so (it lets the scanner fetch all of a table's samples in one pass).
+    """
+
+    rows: list[dict[str, Any]] | None = None
+    condition: exp.Expression | None = None
+    expected: int | None = None
 
 
 @dataclass
@@ -148,6 +171,14 @@ class Check:
 
     def failing_rows(self, dialect: str) -> exp.Expression | None:
         """A SELECT of the failing rows (for samples and the findings' ``sql``), or None."""
+        return None
+
+    def sample_spec(self, dialect: str, m: Measurement, extra: tuple[list[str], list[tuple[Any, ...]]] | None,
+                    rows: int) -> SampleSpec | None:
+        """How to get this breaching check's sample (None: run :meth:`sample_query` on its own).
+
+        ``extra`` holds the sample columns and rows its ``sampled`` statement returned, if any.
+        """
         return None
 
     def sample_query(self, dialect: str, rows: int) -> exp.Expression | None:
