@@ -25,7 +25,6 @@ from pydantic import (
     field_validator,
     model_validator,
 )
-from sqlalchemy.engine import make_url
 
 from watchdog.errors import ConfigError
 from watchdog.redact import register_secret
@@ -247,6 +246,8 @@ class Settings(_Strict):
 
 def resolve_url(url: str, root: Path) -> str:
     """A SQLite URL with a relative file path made absolute against ``root``; other URLs unchanged."""
+    from sqlalchemy.engine import make_url  # here, not at the top: SQLAlchemy is slow to import
+
     try:
         parsed = make_url(url)
     except Exception:
@@ -295,6 +296,8 @@ def load_settings(path: str | Path | None = None) -> Settings:
     settings.source = config_path.resolve()
     settings.root = (config_path.resolve().parent / (settings.base_dir or ".")).resolve()
     _check_references(settings, lines, config_path)
+    from sqlalchemy.engine import make_url
+
     for db in settings.databases.values():
         try:
             password = make_url(db.url).password

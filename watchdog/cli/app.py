@@ -6,6 +6,7 @@ Command modules (scan, audits, report, daemon) import from here; nothing here im
 from __future__ import annotations
 
 import logging
+from importlib import import_module
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,26 @@ from watchdog import __version__
 from watchdog.redact import RedactingFilter
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+#: the modules that register commands on ``cli``; imported when a command is looked up, so that
+#: ``watchdog --version`` (and a usage error) starts without them
+COMMAND_MODULES = ("scan", "audits", "report", "daemon")
+
+
+class LazyGroup(click.Group):
+    """A group whose commands' modules are imported on first lookup."""
+
+    def _load(self) -> None:
+        for name in COMMAND_MODULES:
+            import_module(f"watchdog.cli.{name}")
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands:
+            self._load()
+        return super().get_command(ctx, cmd_name)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        self._load()
+        return super().list_commands(ctx)
 
 
 class GreedyOption(click.Option):
@@ -47,7 +68,7 @@ def config_option(func: Any) -> Any:
                         help="Configuration file (default: $WATCHDOG_CONFIG or config/watchdog.yaml).")(func)
 
 
-@click.group(context_settings=CONTEXT)
+@click.group(cls=LazyGroup, context_settings=CONTEXT)
 @click.version_option(__version__, prog_name="watchdog")
 @click.option("--debug", is_flag=True, help="Show tracebacks and debug logs.")
 @click.pass_context

@@ -11,8 +11,8 @@ import sys
 
 import click
 
-from watchdog.cli import audits, console, daemon, report, scan  # noqa: F401  (each registers its commands)
-from watchdog.cli.app import cli
+from watchdog.cli import console
+from watchdog.cli.app import cli  # its commands' modules are imported on first lookup (app.COMMAND_MODULES)
 from watchdog.errors import QueryRefused, WatchdogError
 from watchdog.exit_codes import ExitCode
 from watchdog.redact import redact

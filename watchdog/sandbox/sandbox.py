@@ -6,14 +6,17 @@ import logging
 import threading
 from collections.abc import Callable
 
-from sqlalchemy.engine import make_url
-from sqlglot import exp
+from typing import TYPE_CHECKING
 
 from watchdog.errors import DatabaseUnavailable
 from watchdog.redact import safe_url
 from watchdog.sandbox.policy import ReadOnlyPolicy, sqlglot_dialect
 from watchdog.sandbox.result import QueryResult
-from watchdog.sandbox.sessions import Session, open_session
+
+if TYPE_CHECKING:
+    from sqlglot import exp
+
+    from watchdog.sandbox.sessions import Session
 
 log = logging.getLogger(__name__)
 
@@ -39,17 +42,31 @@ class Sandbox:
         policy: ReadOnlyPolicy | None = None,
         session: Session | None = None,
     ):
-        try:
-            parsed = make_url(url)
-        except Exception:
-            raise DatabaseUnavailable(f"not a database URL: {safe_url(url)!r}") from None
+        sqlite_file = _plain_sqlite_file(url)
+        if sqlite_file is not None:  # the common local case, without importing SQLAlchemy
+            backend = "sqlite"
+        else:
+            from sqlalchemy.engine import make_url
+
+            try:
+                backend = make_url(url).get_backend_name()
+            except Exception:
+                raise DatabaseUnavailable(f"not a database URL: {safe_url(url)!r}") from None
         self.display_url = safe_url(url)
         self.timeout_s = float(timeout_s)
         self.max_rows = int(max_rows)
         self.max_bytes = int(max_bytes)
-        self.dialect = sqlglot_dialect(parsed.get_backend_name())
+        self.dialect = sqlglot_dialect(backend)
         self.policy = policy or ReadOnlyPolicy(self.dialect)
-        self._session = session or open_session(url)
+        if session is None and sqlite_file is not None:
+            from watchdog.sandbox.sqlite_session import SQLiteSession
+
+            session = SQLiteSession(sqlite_file)
+        if session is None:
+            from watchdog.sandbox.sessions import open_session
+
+            session = open_session(url)
+        self._session = session
         self._listeners: list[Callable[[str], None]] = []
         self._lock = threading.Lock()
 
@@ -89,3 +106,11 @@ class Sandbox:
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+def _plain_sqlite_file(url: str) -> str | None:
+    """The file of a plain ``sqlite:///path`` URL (no driver, query or escapes), else None."""
+    prefix = "sqlite:///"
+    if not url.startswith(prefix) or any(c in url for c in "?%#"):
+        return None
+    return url[len(prefix):] or None
