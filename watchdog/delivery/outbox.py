@@ -22,7 +22,8 @@ from tenacity import (
     wait_random_exponential,
 )
 
-from watchdog.delivery.base import Channel, DeliveryError, RunPackage
+from watchdog.delivery.base import DeliveryError, RunPackage, Sender
+from watchdog.errors import Transient
 from watchdog.history import DeliveryRecord, HistoryStore
 from watchdog.redact import redact
 from watchdog.settings import Deliver, Settings
@@ -30,20 +31,20 @@ from watchdog.settings import Deliver, Settings
 log = logging.getLogger(__name__)
 
 
-def build_channel(kind: str, config: dict[str, Any], settings: Settings) -> Channel:
+def build_channel(kind: str, config: dict[str, Any], settings: Settings) -> Sender:
     """A channel from its (stored) configuration; SMTP settings always come from the current config."""
     if kind == "file":
-        from watchdog.delivery.file import FileChannel
+        from watchdog.delivery.file import FileSender
 
-        return FileChannel(settings.path(config.get("dir") or "reports"))
+        return FileSender(settings.path(config.get("dir") or "reports"))
     if kind == "email":
-        from watchdog.delivery.email import EmailChannel
+        from watchdog.delivery.email import EmailSender
 
-        return EmailChannel(settings.smtp, list(config["to"]), attach_findings=config.get("attach_findings", True))
+        return EmailSender(settings.smtp, list(config["to"]), attach_findings=config.get("attach_findings", True))
     if kind == "webhook":
-        from watchdog.delivery.webhook import WebhookChannel
+        from watchdog.delivery.webhook import WebhookSender
 
-        return WebhookChannel(config["url"], headers=config.get("headers") or {},
+        return WebhookSender(config["url"], headers=config.get("headers") or {},
                               timeout_s=config.get("timeout_s", 10.0))
     raise ValueError(f"unknown delivery channel {kind!r}")
 
@@ -69,7 +70,7 @@ def wanted(policy: str, package: RunPackage, kind: str, target: str, store: Hist
     return (False, f"no change since run {last} (on: changes)") if same else (True, "")
 
 
-def send_once(channel: Channel, package: RunPackage, target: str, store: HistoryStore, *, attempts: int,
+def send_once(channel: Sender, package: RunPackage, target: str, store: HistoryStore, *, attempts: int,
               wait_max_s: float, spec: dict[str, Any]) -> DeliveryRecord:
     """Send to one target unless it was already sent; retry; record sent or pending (outbox).
 
@@ -84,7 +85,7 @@ def send_once(channel: Channel, package: RunPackage, target: str, store: History
     tries = claimed
     error: str | None = None
     retrying = Retrying(stop=stop_after_attempt(attempts), wait=wait_random_exponential(multiplier=0.2, max=wait_max_s),
-                        retry=retry_if_exception_type(DeliveryError), reraise=True)
+                        retry=retry_if_exception_type(Transient), reraise=True)
     try:
         for attempt in retrying:
             with attempt:

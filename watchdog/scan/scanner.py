@@ -12,7 +12,7 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from watchdog import __version__
@@ -30,9 +30,9 @@ from watchdog.scan.check_types import Check, Measurement, Metric
 from watchdog.scan.check_types.base import SampleSpec
 from watchdog.scan.planner import Statement, batch_statements, plan
 from watchdog.scan.samples import table_sample
+from watchdog.settings import DEFAULT_SAMPLE
 
 Progress = Callable[[int, int, str], None]
-DEFAULT_SAMPLE = 5
 
 
 @dataclass
@@ -47,7 +47,7 @@ class _Measured:
 def scan(sandbox: Sandbox, checks: list[Check], *, sample: int = DEFAULT_SAMPLE, suites: list[str] | None = None,
          on_progress: Progress | None = None) -> FindingsDoc:
     """Run ``checks`` and return the findings document (never raises for a check's own failure)."""
-    started = datetime.now(timezone.utc)
+    started = datetime.now(UTC)
     clock = time.monotonic()
     the_plan = plan(checks, sandbox.dialect, sample=sample)
     measured = _Measured()
