@@ -18,7 +18,7 @@ from typing import Any
 from bench import report
 from bench.common import BENCH, GX_PYTHON, SODA_PYTHON, machine, peer_version
 
-PARTS = ("scan", "verify", "llm", "scheduler")
+PARTS = ("scan", "sparse", "verify", "llm", "scheduler")
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
@@ -39,6 +39,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
                    help="an admin URL; the benchmark creates and drops the database wd_bench")
     p.add_argument("--data-dir", type=Path, default=Path(os.environ.get("WATCHDOG_BENCH_DATA", "/tmp/watchdog-bench")),
                    help="where the generated SQLite files are kept (default /tmp/watchdog-bench)")
+    p.add_argument("--sparse-rows", type=int, default=1_000_000,
+                   help="rows of the sparse-defects table (20 checks failing on 1-3 rows each; default 1000000)")
     p.add_argument("--fixed-rows", type=int, default=1000,
                    help="also a tiny size (3 reps) to show each tool's fixed cost; 0: skip (default 1000)")
     p.add_argument("--idle", type=float, default=60.0, help="seconds the scheduler is watched while idle (default 60)")
@@ -106,9 +108,25 @@ def main(argv: list[str] | None = None) -> int:
         log("diagnostics: start-up and SQLite REGEXP")
         regexp_rows = max([n for n in args.sizes if n <= 1_000_000] or [min(args.sizes)])
         sqlite_file = args.data_dir / f"bench_{regexp_rows}.sqlite"
-        result["diagnostics"] = {"startup": diagnostics.startup(peers=not args.no_peers),
+        startup = diagnostics.startup(peers=not args.no_peers)
+        result["diagnostics"] = {"startup": startup, "startup_ratios": diagnostics.startup_ratios(startup),
                                  "sqlite_regexp": diagnostics.sqlite_regexp(sqlite_file)
                                  if "sqlite" in args.backend_list and sqlite_file.is_file() else None}
+    if "sparse" in args.parts:
+        from bench import datagen
+        from bench.sparse import bench_sparse
+
+        rows = 100_000 if args.quick else args.sparse_rows
+        log(f"sparse defects: {rows:,} rows, 20 checks failing on 1-3 rows each, {args.reps} reps")
+        pg = datagen.pg_url(args.pg_url) if "postgresql" in args.backend_list else None
+        if pg:
+            datagen.create_pg_database(args.pg_url)
+        try:
+            result["sparse"] = bench_sparse(rows, args.backend_list, data_dir=args.data_dir,
+                                            pg_url=datagen._psycopg_dsn(pg) if pg else None, reps=args.reps, log=log)
+        finally:
+            if pg:
+                datagen.drop_pg_database(args.pg_url)
     if "verify" in args.parts:
         from bench.verify_bench import run_verify_bench
 
@@ -144,6 +162,8 @@ def render(result: dict[str, Any]) -> str:
            f"total: {result['total_s']:.0f}s", ""]
     if "scan" in result:
         out += [report.scan_tables(result["scan"]), "", report.targets(result["scan"]), ""]
+    if "sparse" in result:
+        out += [report.sparse_table(result["sparse"]), ""]
     if "diagnostics" in result:
         out += [report.diagnostics_table(result["diagnostics"]), ""]
     if "verify" in result:

@@ -35,7 +35,7 @@ DEFAULT_SAMPLE = 5
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)  # schemas built on first use: fast imports
 
 
 class DatabaseConfig(_Strict):
