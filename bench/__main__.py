@@ -25,7 +25,9 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="bench/run", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--rows", default="100000,1000000", help="rows per table, comma-separated (multiples of 1000)")
-    p.add_argument("--big", action="store_true", help="also 10,000,000 rows per table")
+    p.add_argument("--big", action="store_true", help="also 10,000,000 rows per table on every backend")
+    p.add_argument("--pg-rows", default="10000000",
+                   help="extra sizes for PostgreSQL alone, comma-separated (default 10000000; '' for none)")
     p.add_argument("--reps", type=int, default=5, help="timed repetitions per tool (default 5)")
     p.add_argument("--peer-reps", type=int, default=None,
                    help="repetitions for GX and Soda (default: --reps, or 3 when a peer's warm-up exceeds --peer-slow)")
@@ -56,9 +58,11 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     args.sizes = [int(x.replace("_", "")) for x in args.rows.split(",") if x.strip()]
     if args.quick:
         args.sizes, args.reps, args.idle, args.llm_reps, args.fixed_rows = [100_000], 3, 10.0, 1, 0
+        args.pg_rows = ""
     elif args.big and 10_000_000 not in args.sizes:
         args.sizes.append(10_000_000)
-    if any(n % 1000 or n <= 0 for n in [*args.sizes, *([args.fixed_rows] if args.fixed_rows else [])]):
+    args.pg_sizes = [int(x.replace("_", "")) for x in args.pg_rows.split(",") if x.strip()]
+    if any(n % 1000 or n <= 0 for n in [*args.sizes, *args.pg_sizes, *([args.fixed_rows] if args.fixed_rows else [])]):
         p.error("--rows must be positive multiples of 1000")
     args.backend_list = tuple(b.strip() for b in args.backends.split(",") if b.strip())
     return args
@@ -98,11 +102,12 @@ def main(argv: list[str] | None = None) -> int:
     if "scan" in args.parts:
         from bench.scan_bench import run_scan_bench
 
-        log(f"scan speed: rows {args.sizes}, {args.reps} reps, backends {args.backend_list}")
+        log(f"scan speed: rows {args.sizes} (PostgreSQL also {args.pg_sizes}), {args.reps} reps, "
+            f"backends {args.backend_list}")
         result["scan"] = run_scan_bench(args.sizes, data_dir=args.data_dir, pg_admin=args.pg_url, reps=args.reps,
                                         peer_reps=args.peer_reps, peer_slow_s=args.peer_slow,
                                         with_peers=not args.no_peers, backends=args.backend_list, log=log,
-                                        fixed_rows=args.fixed_rows)
+                                        fixed_rows=args.fixed_rows, pg_only_sizes=args.pg_sizes)
         from bench import diagnostics
 
         log("diagnostics: start-up and SQLite REGEXP")
