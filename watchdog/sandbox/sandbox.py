@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from watchdog.errors import DatabaseUnavailable
 from watchdog.redact import safe_url
+from watchdog.sandbox.direct import psycopg_conninfo
 from watchdog.sandbox.policy import ReadOnlyPolicy, sqlglot_dialect
 from watchdog.sandbox.result import QueryResult
 from watchdog.settings import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, DatabaseConfig
@@ -46,8 +47,10 @@ class Sandbox:
         session: Session | None = None,
     ):
         sqlite_file = _plain_sqlite_file(url)
-        if sqlite_file is not None:  # the common local case, without importing SQLAlchemy
+        if sqlite_file is not None:  # the common cases read without importing SQLAlchemy
             backend = "sqlite"
+        elif psycopg_conninfo(url) is not None:
+            backend = "postgresql"
         else:
             from sqlalchemy.engine import make_url
 

@@ -32,14 +32,18 @@ import time
 import uuid
 from typing import Any, Protocol
 
-import sqlalchemy as sa
-from sqlalchemy.engine import URL, make_url
+from typing import TYPE_CHECKING
 
 from watchdog.errors import DatabaseUnavailable, QueryError, QueryRefused, QueryTimeout
 from watchdog.redact import redact
 from watchdog.sandbox.limits import CONNECT_TIMEOUT_S, DEADLINE_GRACE_S  # noqa: F401
 from watchdog.sandbox.result import QueryResult, fetch_capped
+from watchdog.sandbox.direct import DirectEngine, psycopg_conninfo
 from watchdog.sandbox.sqlite_session import SQLiteSession
+
+if TYPE_CHECKING:  # SQLAlchemy is imported only for the databases that need it (not SQLite, not psycopg)
+    import sqlalchemy as sa
+    from sqlalchemy.engine import URL
 
 
 class Session(Protocol):
@@ -53,6 +57,11 @@ class Session(Protocol):
 
 def open_session(url: str) -> Session:
     """A read-only session for ``url`` (no connection is made until the first query)."""
+    conninfo = psycopg_conninfo(url)
+    if conninfo is not None:
+        return PostgresSession(conninfo)
+    from sqlalchemy.engine import make_url
+
     parsed = make_url(url)
     backend = parsed.get_backend_name()
     if backend == "sqlite":
@@ -83,8 +92,10 @@ class _EngineSession:
     max_batch = 500
 
     def __init__(self, url: URL, connect_args: dict[str, Any] | None = None):
+        import sqlalchemy as sa
+
         self.url = url
-        self._engine = sa.create_engine(url, pool_pre_ping=True, pool_size=2, connect_args=connect_args or {})
+        self._engine: Any = sa.create_engine(url, pool_pre_ping=True, pool_size=2, connect_args=connect_args or {})
 
     def _begin(self, conn: sa.Connection, raw: Any, timeout_s: float) -> None:
         """Make the transaction read-only and time-limited (per dialect)."""
@@ -113,9 +124,10 @@ class _EngineSession:
         deadline = start + timeout_s
         try:
             conn = self._engine.connect()
-        except sa.exc.DBAPIError as exc:
-            raise DatabaseUnavailable(f"cannot connect: {_driver_message(exc.orig or exc)}") from None
-        except Exception as exc:  # driver missing, bad URL...
+        except Exception as exc:  # the driver's error (SQLAlchemy wraps it as .orig), a missing driver, a bad URL
+            orig = getattr(exc, "orig", None)
+            if orig is not None or isinstance(exc, self._engine.dialect.loaded_dbapi.Error):
+                raise DatabaseUnavailable(f"cannot connect: {_driver_message(orig or exc)}") from None
             raise DatabaseUnavailable(f"cannot connect: {redact(exc)}") from None
         raw = conn.connection.dbapi_connection
         failure: Exception | None = None
@@ -135,7 +147,8 @@ class _EngineSession:
                 columns = [d[0] for d in cursor.description] if cursor.description else []
                 rows, truncated = (
                     fetch_capped(cursor, max_rows, max_bytes, max_batch=self.max_batch,
-                                 before_batch=None if parallel else lambda: self._before_batch(raw, deadline, timeout_s))
+                                 before_batch=None if parallel else
+                                 lambda: self._before_batch(raw, deadline, timeout_s))
                     if cursor.description else ([], False)
                 )
             finally:
@@ -226,8 +239,14 @@ def _driver_message(exc: BaseException) -> str:
 class PostgresSession(_EngineSession):
     dialect_name = "postgresql"
 
-    def __init__(self, url: URL):
-        super().__init__(url, {"connect_timeout": CONNECT_TIMEOUT_S, "application_name": "watchdog"})
+    def __init__(self, url: URL | str):
+        """``url``: a libpq URI (psycopg, without SQLAlchemy) or a SQLAlchemy URL (another driver)."""
+        args = {"connect_timeout": CONNECT_TIMEOUT_S, "application_name": "watchdog"}
+        if isinstance(url, str):
+            self.url = url
+            self._engine = DirectEngine(url, args)
+        else:
+            super().__init__(url, args)
 
     def _begin(self, conn: sa.Connection, raw: Any, timeout_s: float) -> None:
         ms = max(1, int(timeout_s * 1000))
@@ -239,7 +258,10 @@ class PostgresSession(_EngineSession):
 
     def _cursor(self, raw: Any, max_rows: int, parallel: bool = False) -> Any:
         if parallel:
-            return _StreamedCursor(raw.cursor())
+            plain = raw.cursor()
+            if hasattr(plain, "stream"):  # psycopg 3 (not psycopg2)
+                return _StreamedCursor(plain)
+            plain.close()
         # a server-side cursor: rows stream in batches, and DECLARE accepts exactly one SELECT/VALUES
         cursor = raw.cursor(name=f"watchdog_{uuid.uuid4().hex[:12]}")
         cursor.itersize = min(1000, max_rows + 1)

@@ -43,7 +43,7 @@ class TableSample:
         names = columns[:-n]
         found: list[list[dict[str, Any]]] = [[] for _ in range(n)]
         for row in rows:
-            values = dict(zip(names, row[:-n]))
+            values = dict(zip(names, row[:-n], strict=False))
             for j, flag in enumerate(row[-n:]):
                 if flag and int(flag) == 1 and len(found[j]) < per_check:
                     found[j].append(values)

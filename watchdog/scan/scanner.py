@@ -75,20 +75,23 @@ def scan(sandbox: Sandbox, checks: list[Check], *, sample: int = DEFAULT_SAMPLE,
     )
 
 
+def _fail_all(statement: Statement, measured: _Measured, message: str) -> None:
+    for metric in statement.metrics:
+        measured.failures[metric] = message
+
+
 def _run_statement(sandbox: Sandbox, statement: Statement, measured: _Measured) -> None:
     if measured.unavailable:
-        for metric in statement.metrics:
-            measured.failures[metric] = measured.unavailable
+        _fail_all(statement, measured, measured.unavailable)
         return
     try:
         result = sandbox.query(statement.sql, max_rows=statement.sample_rows or 2, parallel=True)
     except DatabaseUnavailable as exc:
         measured.unavailable = f"database unavailable: {redact(exc)}"
-        _run_statement(sandbox, statement, measured)
+        _fail_all(statement, measured, measured.unavailable)
         return
     except QueryTimeout as exc:
-        for metric in statement.metrics:
-            measured.failures[metric] = f"timed out: {exc}"
+        _fail_all(statement, measured, f"timed out: {exc}")
         return
     except SandboxError as exc:
         if statement.sample_rows:  # the form with sample rows failed: the plain count still may not
@@ -96,29 +99,27 @@ def _run_statement(sandbox: Sandbox, statement: Statement, measured: _Measured) 
         elif statement.is_batch and len(statement.metrics) > 1:
             _run_one_by_one(sandbox, statement, measured)
         else:
-            for metric in statement.metrics:
-                measured.failures[metric] = f"{exc.prefix}: {redact(exc)}"
+            _fail_all(statement, measured, f"{exc.prefix}: {redact(exc)}")
         return
-    if statement.sample_rows:
+    _record(statement, result.columns, result.rows, measured)
+
+
+def _record(statement: Statement, columns: list[str], rows: list[tuple[Any, ...]], measured: _Measured) -> None:
+    """Store what a statement measured (or why its rows cannot be read)."""
+    if statement.sample_rows:  # the figures ride on every row; no row at all means they are all 0
         metric = statement.metrics[0]
         width = getattr(metric, "width", 1)
-        measured.values[metric] = result.rows[0][:width] if result.rows else (0,) * width
-        measured.extras[metric] = (result.columns[width:], [row[width:] for row in result.rows])
-        return
-    if not result.rows:
-        for metric in statement.metrics:
-            measured.failures[metric] = "the query returned no row"
-        return
-    if len(result.rows) > 1 and not statement.is_batch:
-        for metric in statement.metrics:
-            measured.failures[metric] = "the query must return exactly one row"
-        return
-    row = result.rows[0]
-    if statement.is_batch:
-        for metric, value in zip(statement.metrics, row):
+        measured.values[metric] = rows[0][:width] if rows else (0,) * width
+        measured.extras[metric] = (columns[width:], [row[width:] for row in rows])
+    elif not rows:
+        _fail_all(statement, measured, "the query returned no row")
+    elif len(rows) > 1 and not statement.is_batch:
+        _fail_all(statement, measured, "the query must return exactly one row")
+    elif statement.is_batch:
+        for metric, value in zip(statement.metrics, rows[0], strict=False):
             measured.values[metric] = value
     else:
-        measured.values[statement.metrics[0]] = row
+        measured.values[statement.metrics[0]] = rows[0]
 
 
 def _run_one_by_one(sandbox: Sandbox, statement: Statement, measured: _Measured) -> None:
@@ -166,7 +167,7 @@ def _add_samples(sandbox: Sandbox, checks: list[Check], measured_findings: list[
                  needs: dict[str, list[Metric]], measured: _Measured, sample: int) -> None:
     """Sample rows for every breaching check: from its own statement, else one statement per table."""
     by_table: dict[str, list[tuple[Check, Finding, SampleSpec]]] = {}
-    for check, (finding, m) in zip(checks, measured_findings):
+    for check, (finding, m) in zip(checks, measured_findings, strict=True):
         if m is None or finding.status in ("pass", "error"):
             continue
         extra = next((measured.extras[x] for x in needs.get(check.name, []) if x in measured.extras), None)
@@ -190,7 +191,7 @@ def _add_samples(sandbox: Sandbox, checks: list[Check], measured_findings: list[
             for check, finding, _ in items:
                 _add_sample(sandbox, check, finding, sample)
             continue
-        for (_, finding, _), rows in zip(items, query.split(result.columns, result.rows, sample)):
+        for (_, finding, _), rows in zip(items, query.split(result.columns, result.rows, sample), strict=True):
             finding.sample = [jsonable(row, SAMPLE_TEXT_LIMIT) for row in rows]
 
 

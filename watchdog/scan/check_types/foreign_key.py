@@ -71,7 +71,7 @@ class ForeignKey(Check):
         if extra is None:
             return None
         columns, found = extra
-        return SampleSpec(rows=[dict(zip(columns, row)) for row in found[:rows]])
+        return SampleSpec(rows=[dict(zip(columns, row, strict=False)) for row in found[:rows]])
 
     def metrics(self, dialect: str) -> list[Metric]:
         return [self.total_metric(), self._orphans_query(dialect)]

@@ -117,7 +117,7 @@ class Unique(Check):
         alternatives = []
         for key in chosen:
             parts: list[exp.Expression] = []
-            for name, value in zip(self.key_columns, key):
+            for name, value in zip(self.key_columns, key, strict=True):
                 if value is None:
                     parts.append(exp.Is(this=sqlbuild.column(name), expression=exp.Null()))
                     continue
@@ -148,7 +148,7 @@ class Unique(Check):
         keys = self._keys(dialect)
         names = [f"k{i}" for i in range(len(keys))]
         groups = (
-            exp.select(*[exp.alias_(k, n) for k, n in zip(keys, names)])
+            exp.select(*[exp.alias_(k, n) for k, n in zip(keys, names, strict=True)])
             .from_(sqlbuild.table(self.table or ""))
             .where(sqlbuild.and_all(self._not_all_null(), self.filter(dialect)))
             .group_by(*[k.copy() for k in keys])
@@ -159,7 +159,7 @@ class Unique(Check):
         compare = exp.EQ if len(keys) == 1 else exp.NullSafeEQ  # compound keys may hold a NULL
         on = sqlbuild.and_all(*[
             compare(this=sqlbuild.exact(sqlbuild.column(c, "src"), dialect), expression=sqlbuild.column(n, "dup"))
-            for c, n in zip(self.key_columns, names)])
+            for c, n in zip(self.key_columns, names, strict=True)])
         return (
             exp.select(exp.Column(this=exp.Star(), table=sqlbuild.ident("src")))
             .from_(sqlbuild.table(self.table or "", alias="src"))
