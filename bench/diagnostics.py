@@ -51,7 +51,7 @@ def startup(reps: int = 5, peers: bool = True) -> list[dict[str, Any]]:
         cases.append(("import soda_core verify API",
                       [str(SODA_PYTHON), "-c", "import soda_core.contracts.api.verify_api"]))
     runs: dict[str, list[Any]] = {label: [] for label, _ in cases}
-    for label, cmd in cases:  # warm-up: .pyc files, page cache
+    for _, cmd in cases:  # warm-up: .pyc files, page cache
         run_child(cmd, cwd=ROOT)
     for _ in range(reps):
         for label, cmd in cases:

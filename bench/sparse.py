@@ -29,6 +29,7 @@ from bench.common import ROOT, WATCHDOG_PYTHON, Samples, ratio, run_child
 CHECKS = 20
 WATCHDOG = ROOT / ".venv" / "bin" / "watchdog"
 KINDS = ("not_null", "range", "accepted_values")
+DIGITS = "0, 1, 2, 3, 4, 5, 6, 7, 8, 9"
 BAD = {"not_null": "NULL", "range": "5000", "accepted_values": "42"}
 
 
@@ -47,7 +48,7 @@ def suite_text() -> str:
         col = f"v{k}"
         lines.append({"not_null": f"    - not_null: {col}",
                       "range": f"    - range: {{column: {col}, min: 0, max: 1000}}",
-                      "accepted_values": f"    - accepted_values: {{column: {col}, values: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]}}"}
+                      "accepted_values": f"    - accepted_values: {{column: {col}, values: [{DIGITS}]}}"}
                      [kind(k)])
     return "\n".join(lines) + "\n"
 
@@ -121,7 +122,7 @@ def run_limit(backend: str, target: str) -> dict[str, Any]:
         with psycopg.connect(target) as pg:
             row = pg.execute(limit_sql()).fetchone()
     names = [f"sparse.v{k}.{kind(k)}" for k in range(1, CHECKS + 1)]
-    return {"counts": {n: {"failing": int(v or 0)} for n, v in zip(names, row[1:])}}
+    return {"counts": {n: {"failing": int(v or 0)} for n, v in zip(names, row[1:], strict=True)}}
 
 
 def profile(url: str, suite: Path, sample: int = 5) -> dict[str, Any]:

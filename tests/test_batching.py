@@ -258,7 +258,8 @@ def test_no_statement_selects_rows_to_count_them(database, tmp_path, sample):
     assert sent[:len(planned)] == planned  # every planned statement once
     counting = [parse(sql, dialect) for sql in planned]
     # each returns one row, or (with samples) carries its count in a window and returns up to `sample` rows
-    assert all(is_aggregate_read(tree) or (carries_count(tree) and int(tree.args["limit"].expression.name) == sample) for tree in counting)
+    assert all(is_aggregate_read(tree) or (carries_count(tree) and int(tree.args["limit"].expression.name) == sample)
+               for tree in counting)
     assert sum(carries_count(tree) for tree in counting) == (3 if sample else 0)  # 2 unique, 1 foreign key
     rest = [parse(sql, dialect) for sql in sent[len(planned):]]
     breaching = [f for f in doc.findings if f.status != "pass"]

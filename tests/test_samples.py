@@ -24,6 +24,7 @@ COLUMNS = 12
 #: check k (1-based) on column v<k> fails at these ids: 1 or 2 rows, spread over the table
 SPARSE = {k: sorted({(k * 53) % ROWS + 1, (k * 131 + 97) % ROWS + 1} if k % 2 else {(k * 71) % ROWS + 1})
           for k in range(1, COLUMNS + 1)}
+DIGITS = "0, 1, 2, 3, 4, 5, 6, 7, 8, 9"
 KINDS_BY_K = ("not_null", "range", "accepted_values")
 
 
@@ -55,7 +56,7 @@ def suite(tmp_path: Path, extra: str = "") -> Path:
     for k in range(1, COLUMNS + 1):
         lines.append({"not_null": f"    - not_null: v{k}",
                       "range": f"    - range: {{column: v{k}, min: 0, max: 1000}}",
-                      "accepted_values": f"    - accepted_values: {{column: v{k}, values: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]}}"}
+                      "accepted_values": f"    - accepted_values: {{column: v{k}, values: [{DIGITS}]}}"}
                      [kind(k)])
     path = tmp_path / "suite.yaml"
     path.write_text("\n".join(lines) + "\n" + extra, encoding="utf-8")

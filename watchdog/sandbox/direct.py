@@ -9,6 +9,7 @@ SQLAlchemy engine (:func:`psycopg_conninfo` returns None for them).
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from types import SimpleNamespace
 from typing import Any
@@ -74,10 +75,8 @@ class DirectConnection:
 
     def invalidate(self) -> None:
         self._valid = False
-        try:
+        with contextlib.suppress(Exception):  # already gone
             self._raw.close()
-        except Exception:  # noqa: BLE001 - already gone
-            pass
 
     def close(self) -> None:
         if self._valid:

@@ -30,15 +30,13 @@ import socket
 import threading
 import time
 import uuid
-from typing import Any, Protocol
-
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 from watchdog.errors import DatabaseUnavailable, QueryError, QueryRefused, QueryTimeout
 from watchdog.redact import redact
+from watchdog.sandbox.direct import DirectEngine, psycopg_conninfo
 from watchdog.sandbox.limits import CONNECT_TIMEOUT_S, DEADLINE_GRACE_S  # noqa: F401
 from watchdog.sandbox.result import QueryResult, fetch_capped
-from watchdog.sandbox.direct import DirectEngine, psycopg_conninfo
 from watchdog.sandbox.sqlite_session import SQLiteSession
 
 if TYPE_CHECKING:  # SQLAlchemy is imported only for the databases that need it (not SQLite, not psycopg)
@@ -243,7 +241,7 @@ class PostgresSession(_EngineSession):
         """``url``: a libpq URI (psycopg, without SQLAlchemy) or a SQLAlchemy URL (another driver)."""
         args = {"connect_timeout": CONNECT_TIMEOUT_S, "application_name": "watchdog"}
         if isinstance(url, str):
-            self.url = url
+            self.url: Any = url
             self._engine = DirectEngine(url, args)
         else:
             super().__init__(url, args)

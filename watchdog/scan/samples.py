@@ -61,7 +61,7 @@ def table_sample(table: str, conditions: list[tuple[exp.Expression, int | None]]
     if sparse:
         budget = sum(conditions[j][1] or 0 for j in sparse)
         flags = [_flag(conditions[j][0], j) if j in sparse else _constant(0, j) for j in range(len(conditions))]
-        either = exp.or_(*[exp.Paren(this=conditions[j][0].copy()) for j in sparse])
+        either: exp.Expr = exp.or_(*[exp.Paren(this=conditions[j][0].copy()) for j in sparse])
         branches.append(_select(table, flags, either, budget))
         max_rows += budget
     for j in dense:
@@ -78,15 +78,15 @@ def table_sample(table: str, conditions: list[tuple[exp.Expression, int | None]]
     return TableSample(query.sql(dialect=dialect), max_rows, len(conditions))
 
 
-def _select(table: str, flags: list[exp.Expression], where: exp.Expression, limit: int) -> exp.Select:
+def _select(table: str, flags: list[exp.Expr], where: exp.Expr, limit: int) -> exp.Select:
     star = exp.Column(this=exp.Star(), table=sqlbuild.ident("src"))
     return exp.select(star, *flags).from_(sqlbuild.table(table, alias="src")).where(where).limit(limit)
 
 
-def _flag(condition: exp.Expression, j: int) -> exp.Expression:
+def _flag(condition: exp.Expression, j: int) -> exp.Expr:
     case = exp.Case(ifs=[exp.If(this=condition.copy(), true=exp.Literal.number(1))], default=exp.Literal.number(0))
     return exp.alias_(case, FLAG.format(j))
 
 
-def _constant(value: int, j: int) -> exp.Expression:
+def _constant(value: int, j: int) -> exp.Expr:
     return exp.alias_(exp.Literal.number(value), FLAG.format(j))

@@ -109,11 +109,11 @@ class Unique(Check):
             return None
         chosen: list[tuple[Any, ...]] = []
         expected = 0
-        for *key, n in extra[1]:
+        for found in extra[1]:
             if expected >= rows:
                 break
-            chosen.append(tuple(key))
-            expected += int(n)
+            chosen.append(tuple(found[:-1]))
+            expected += int(found[-1])
         alternatives = []
         for key in chosen:
             parts: list[exp.Expression] = []
