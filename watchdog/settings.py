@@ -73,7 +73,7 @@ class WebhookChannel(_Strict):
     timeout_s: float = Field(default=10.0, gt=0)
 
 
-class Deliver(_Strict):
+class DeliveryChannel(_Strict):
     """One delivery channel: exactly one of file, email, webhook."""
 
     file: FileChannel | None = None
@@ -81,7 +81,7 @@ class Deliver(_Strict):
     webhook: WebhookChannel | None = None
 
     @model_validator(mode="after")
-    def _one_channel(self) -> Deliver:
+    def _one_channel(self) -> DeliveryChannel:
         given = [name for name in ("file", "email", "webhook") if getattr(self, name) is not None]
         if len(given) != 1:
             raise ValueError("each deliver item names exactly one channel: file, email or webhook")
@@ -122,7 +122,7 @@ class AuditConfig(_Strict):
     llm: bool = False
     review: bool = False
     sample: int = Field(default=DEFAULT_SAMPLE, ge=0)
-    deliver: list[Deliver] = Field(default_factory=list)
+    deliver: list[DeliveryChannel] = Field(default_factory=list)
 
     @field_validator("schedule")
     @classmethod

@@ -1,4 +1,4 @@
-"""Deliver a filed run through its channels: policy, retries, idempotency and the outbox.
+"""DeliveryChannel a filed run through its channels: policy, retries, idempotency and the outbox.
 
 * Policy per channel (``on:``): ``always``; ``problems`` (any fail, warn or error); ``changes`` (only
   when the findings differ from the last run delivered to the same target).
@@ -26,7 +26,7 @@ from watchdog.delivery.base import DeliveryError, RunPackage, Sender
 from watchdog.errors import Transient
 from watchdog.history import DeliveryRecord, HistoryStore
 from watchdog.redact import redact
-from watchdog.settings import Deliver, Settings
+from watchdog.settings import DeliveryChannel, Settings
 
 log = logging.getLogger(__name__)
 
@@ -102,9 +102,9 @@ def send_once(channel: Sender, package: RunPackage, target: str, store: HistoryS
     return record
 
 
-def deliver_package(package: RunPackage, items: list[Deliver], settings: Settings,
+def deliver_package(package: RunPackage, items: list[DeliveryChannel], settings: Settings,
                     store: HistoryStore) -> list[DeliveryRecord]:
-    """Deliver a filed run through every configured channel (policy first)."""
+    """DeliveryChannel a filed run through every configured channel (policy first)."""
     records = []
     for index, item in enumerate(items):
         channel = build_channel(item.kind, item.channel.model_dump(), settings)
@@ -142,7 +142,7 @@ def flush_outbox(settings: Settings, store: HistoryStore) -> list[DeliveryRecord
     return done
 
 
-def _configured_item(settings: Settings, audit: str, pending: DeliveryRecord) -> Deliver | None:
+def _configured_item(settings: Settings, audit: str, pending: DeliveryRecord) -> DeliveryChannel | None:
     """The configured channel a pending delivery belongs to (by position, else the first of its kind)."""
     if audit not in settings.audits:
         return None

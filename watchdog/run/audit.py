@@ -107,7 +107,7 @@ def _llm_summary(outcome: ScanOutcome) -> dict[str, Any] | None:
 def _delivery_graph(settings: Settings, store: HistoryStore, saver: Any) -> Any:
     from watchdog.run.review_gate import build_delivery_graph
 
-    def deliver(state: dict[str, Any]) -> list[dict[str, Any]]:
+    def send_run(state: dict[str, Any]) -> list[dict[str, Any]]:
         package = RunPackage.load(Path(state["run_dir"]))
         records = deliver_package(package, settings.audit(state["audit"]).deliver, settings, store)
         decision = state.get("decision") or {}
@@ -121,7 +121,7 @@ def _delivery_graph(settings: Settings, store: HistoryStore, saver: Any) -> Any:
         store.set_status(state["run_id"], package.status,
                          review={"decision": "rejected", "reason": decision.get("reason"), "by": decision.get("by")})
 
-    return build_delivery_graph(deliver, reject, saver)
+    return build_delivery_graph(send_run, reject, saver)
 
 
 def start_delivery(settings: Settings, store: HistoryStore, run_id: str, audit: str, run_dir: Path, *,

@@ -19,7 +19,7 @@ from watchdog.run.filing import RunFolder
 from watchdog.sandbox import Sandbox
 from watchdog.scan.scanner import Progress, scan
 from watchdog.scan.suites import load_suites
-from watchdog.settings import DEFAULT_SAMPLE, DatabaseConfig, Deliver, Settings
+from watchdog.settings import DEFAULT_SAMPLE, DatabaseConfig, DeliveryChannel, Settings
 from watchdog.trends import compare
 
 if TYPE_CHECKING:  # the LLM stack is imported only when an LLM report is asked for
@@ -107,7 +107,7 @@ def run_scan(database: str | DatabaseConfig, suite_paths: Iterable[str | Path], 
     return ScanOutcome(doc, out_dir, findings_path, report_path, llm=result, trends=trends)
 
 
-def reports_dir(settings: Settings, deliver: list[Deliver]) -> Path:
+def reports_dir(settings: Settings, deliver: list[DeliveryChannel]) -> Path:
     """Where an audit files its runs: its first ``file`` channel's folder, else ``reports``."""
     for item in deliver:
         if item.file is not None:
