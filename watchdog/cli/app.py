@@ -25,20 +25,21 @@ COMMAND_MODULES = ("scan", "audits", "report", "daemon")
 
 
 class LazyGroup(click.Group):
-    """A group whose commands' modules are imported on first lookup."""
+    """A group whose commands' modules are imported the first time its commands are looked at."""
 
-    def _load(self) -> None:
-        for name in COMMAND_MODULES:
-            import_module(f"watchdog.cli.{name}")
+    _loaded = False
 
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        if cmd_name not in self.commands:
-            self._load()
-        return super().get_command(ctx, cmd_name)
+    @property  # type: ignore[override]
+    def commands(self) -> dict[str, click.Command]:
+        if not self._loaded:
+            self._loaded = True  # first: the modules' @cli.command() decorators read this dict too
+            for name in COMMAND_MODULES:
+                import_module(f"watchdog.cli.{name}")
+        return self._commands
 
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        self._load()
-        return super().list_commands(ctx)
+    @commands.setter
+    def commands(self, value: dict[str, click.Command]) -> None:
+        self._commands = value
 
 
 class GreedyOption(click.Option):
