@@ -153,3 +153,20 @@ def test_postgres_statements_without_a_cursor_keep_the_caps_and_refusals(make_da
         assert again.rows == [(50,)]
     finally:
         session.close()
+
+
+def test_postgres_connection_dropped_while_idle_is_replaced(make_database, monkeypatch):
+    import psycopg
+
+    from watchdog.sandbox import direct
+
+    db = make_database("postgresql")
+    monkeypatch.setattr(direct, "PING_AFTER_S", 0.0)
+    with Sandbox(db.url) as box:
+        assert box.query("SELECT 1").rows == [(1,)]
+        idle = box._session._engine._idle  # type: ignore[attr-defined]  # noqa: SLF001
+        admin = db.url.replace("postgresql+psycopg://", "postgresql://")
+        with psycopg.connect(admin, autocommit=True) as other:
+            other.execute("SELECT pg_terminate_backend(%s)", (idle.info.backend_pid,))
+        # pinged, found dead, replaced: the next statement runs, still read-only
+        assert box.query("SELECT current_setting('transaction_read_only')", parallel=True).rows == [("on",)]

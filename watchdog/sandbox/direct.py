@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+import time
 from types import SimpleNamespace
 from typing import Any
 from urllib.parse import urlsplit
@@ -40,12 +41,15 @@ class DirectEngine:
         self._conninfo = conninfo
         self._connect_args = connect_args
         self._idle: Any = None
+        self._idle_since = 0.0
         self._lock = threading.Lock()
         self.dialect = SimpleNamespace(loaded_dbapi=SimpleNamespace(Error=psycopg.Error), is_mariadb=False)
 
     def connect(self) -> DirectConnection:
         with self._lock:
             raw, self._idle = self._idle, None
+        if raw is not None and time.monotonic() - self._idle_since > PING_AFTER_S and not _alive(raw):
+            raw.close()  # idle long enough for the server (or a proxy) to have dropped it: SQLAlchemy's pre-ping
         if raw is None or raw.closed or raw.broken:
             raw = self._psycopg.connect(self._conninfo, **self._connect_args)
         return DirectConnection(self, raw)
@@ -54,6 +58,7 @@ class DirectEngine:
         with self._lock:
             if self._idle is None and not raw.closed:
                 self._idle, raw = raw, None
+                self._idle_since = time.monotonic()
         if raw is not None:
             raw.close()
 
@@ -62,6 +67,23 @@ class DirectEngine:
             raw, self._idle = self._idle, None
         if raw is not None:
             raw.close()
+
+
+#: a connection idle for longer than this is pinged before it is used again
+PING_AFTER_S = 10.0
+
+
+def _alive(raw: Any) -> bool:
+    """A round trip outside any transaction (autocommit), so the session's next BEGIN is the first."""
+    try:
+        raw.autocommit = True
+        try:
+            raw.execute("SELECT 1")
+        finally:
+            raw.autocommit = False
+        return True
+    except Exception:  # noqa: BLE001 - any failure means: open a new one
+        return False
 
 
 class DirectConnection:
