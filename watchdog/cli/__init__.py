@@ -7,6 +7,7 @@ click's version option prints); everything else goes to :func:`watchdog.cli.main
 from __future__ import annotations
 
 import sys
+import types
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -27,9 +28,26 @@ def main(argv: list[str] | None = None) -> None:
     run(argv)
 
 
+class _Package(types.ModuleType):
+    """Importing the submodule ``watchdog.cli.main`` would rebind this package's ``main`` to it; the
+    entry point ``watchdog.cli:main`` must stay the function (as when the submodule was imported here)."""
+
+    @property
+    def main(self) -> Any:
+        return _entry
+
+    @main.setter
+    def main(self, value: Any) -> None:
+        pass
+
+
 def __getattr__(name: str) -> Any:
     if name == "cli":
         from watchdog.cli.app import cli
 
         return cli
     raise AttributeError(f"module 'watchdog.cli' has no attribute {name!r}")
+
+
+_entry = main
+sys.modules[__name__].__class__ = _Package
