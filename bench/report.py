@@ -127,8 +127,11 @@ def targets(scan: dict[str, Any]) -> str:
                              + ("met" if b / a <= 1.2 else "NOT met"))
     counts = {r["statements"]["statements"] - r["statements"]["by_kind"].get("sample", {}).get("count", 0)
               for r in runs}
-    lines.append(f"  statements per scan without samples: {sorted(counts)} (tables 2 + unique 1 + foreign keys 1 = 4) — "
-                 + ("met" if counts == {4} else "NOT met") + "; plus one LIMIT query per breaching check for samples")
+    samples = {r["statements"]["by_kind"].get("sample", {}).get("count", 0) for r in runs}
+    lines.append(f"  statements per scan besides samples: {sorted(counts)} (tables 2 + unique 1 + foreign keys 1 = 4) — "
+                 + ("met" if counts == {4} else "NOT met"))
+    lines.append(f"  sample statements per scan: {sorted(samples)} (at most one per table: 2) — "
+                 + ("met" if samples <= {0, 1, 2} else "NOT met"))
     return "Targets (reported, not enforced)\n" + "\n".join(lines)
 
 
