@@ -23,10 +23,10 @@ from watchdog.errors import (
     SandboxError,
     WatchdogError,
 )
-from watchdog.findings import SAMPLE_TEXT_LIMIT, Finding, FindingsDoc, Summary, jsonable
+from watchdog.findings import SAMPLE_TEXT_LIMIT, Finding, FindingsDoc, Status, Summary, jsonable
 from watchdog.redact import redact
 from watchdog.sandbox import Sandbox
-from watchdog.scan.check_types import Check, Measurement, Metric
+from watchdog.scan.check_types import Aggregate, Check, Measurement, Metric
 from watchdog.scan.check_types.base import SampleSpec
 from watchdog.scan.planner import Statement, batch_statements, plan
 from watchdog.scan.samples import table_sample
@@ -76,6 +76,7 @@ def scan(sandbox: Sandbox, checks: list[Check], *, sample: int = DEFAULT_SAMPLE,
 
 
 def _fail_all(statement: Statement, measured: _Measured, message: str) -> None:
+    """Record the same failure for every metric of ``statement``."""
     for metric in statement.metrics:
         measured.failures[metric] = message
 
@@ -124,7 +125,7 @@ def _record(statement: Statement, columns: list[str], rows: list[tuple[Any, ...]
 
 def _run_one_by_one(sandbox: Sandbox, statement: Statement, measured: _Measured) -> None:
     """A batch failed: run its aggregates one at a time so only the broken ones get the error."""
-    for metric in statement.metrics:
+    for metric in [m for m in statement.metrics if isinstance(m, Aggregate)]:  # a batch holds aggregates only
         single = batch_statements(statement.table or "", statement.where, [metric], sandbox.dialect)[0]
         _run_statement(sandbox, single, measured)
 
@@ -147,7 +148,7 @@ def _finding(sandbox: Sandbox, check: Check, needs: list[Metric] | None, plan_er
         m = check.measure({metric: measured.values[metric] for metric in needs}, sandbox.dialect)
     except (QueryError, ValueError, TypeError) as exc:
         return Finding(**base, status="error", error=redact(exc)), None
-    status = check.options.severity if check.breached(m) else "pass"
+    status: Status = check.options.severity if check.breached(m) else "pass"
     finding = Finding(**base, status=status, failing=m.failing, total=m.total, rate=m.rate, observed=m.observed,
                       details=jsonable(m.details))
     return finding, m
