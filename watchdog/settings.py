@@ -162,6 +162,8 @@ class SmtpConfig(_Strict):
 
 class HistoryConfig(_Strict):
     url: str = "sqlite:///reports/history.db"
+    #: how long a locked or unreachable history database is waited for before a run gives up (one line)
+    wait_s: float = Field(default=60.0, ge=0)
 
 
 class SchedulerConfig(_Strict):
@@ -169,6 +171,11 @@ class SchedulerConfig(_Strict):
     outbox_interval_s: float = Field(default=60.0, gt=0)
     delivery_attempts: int = Field(default=3, ge=1, le=10)
     delivery_wait_max_s: float = Field(default=5.0, ge=0)
+    #: a delivery claimed ``sending`` by a process that died is retried after this many seconds
+    delivery_lease_s: float = Field(default=120.0, gt=0)
+    #: the leader's lease on the history database; a standby takes over at most lease_s + lease_s/3
+    #: after the leader died or lost its connection (default: within 20 s)
+    lease_s: float = Field(default=15.0, ge=1, le=600)
 
 
 class RoleModels(_Strict):

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 #: the modules that register commands on ``cli``; imported when a command is looked up, so that
 #: ``watchdog --version`` (and a usage error) starts without them
-COMMAND_MODULES = ("scan", "audits", "report", "daemon", "mcp")
+COMMAND_MODULES = ("scan", "audits", "report", "daemon", "mcp", "dashboard")
 
 
 class LazyGroup(click.Group):

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from watchdog.errors import DatabaseUnavailable
 from watchdog.redact import safe_url
+from watchdog.sandbox import cancel as cancelling
 from watchdog.sandbox.direct import psycopg_conninfo
 from watchdog.sandbox.policy import ReadOnlyPolicy, sqlglot_dialect
 from watchdog.sandbox.result import QueryResult
@@ -93,6 +94,8 @@ class Sandbox:
         server-side cursor, which lets the server plan it with parallel workers.
         """
         self.policy.vet(sql)
+        if cancelling.stopping():
+            raise DatabaseUnavailable("not run: watchdog is stopping (running statements were cancelled)")
         for listener in self._listeners:
             listener(sql)
         log.debug("query on %s: %s", self.display_url, sql)
