@@ -39,7 +39,7 @@ def compare(res: Results, num: Num, kind: str, strong: bool, item: IndexedFindin
     """Record whether ``num``, a claim of ``kind`` about ``item``, matches its facts."""
     facts = item.facts
     if kind == "threshold":
-        values = facts.values("generic") + ([facts.max_rate * 100] if facts.max_rate is not None else [])
+        values = facts.thresholds()
         if num.percent:
             values = [facts.max_rate * 100] if facts.max_rate is not None else []
         if any(num.matches(v) for v in values):

@@ -9,7 +9,7 @@ the size of an accepted-values list, a ``row_count``'s distance to a bound), ``r
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from watchdog.findings import Finding
@@ -49,14 +49,15 @@ class Facts:
     max_rate: float | None
     max_age: float | None
     derived: list[float]
+    check: str = ""
+    list_sizes: list[float] = field(default_factory=list)
 
     @classmethod
     def of(cls, f: Finding) -> Facts:
         p = f.params or {}
         params = [v for v in (as_float(p.get("max_count")), as_float(p.get("min")), as_float(p.get("max")))
                   if v is not None]
-        if isinstance(p.get("values"), list):
-            params.append(float(len(p["values"])))
+        list_sizes = [float(len(p["values"]))] if isinstance(p.get("values"), list) else []
         max_age = parse_duration(p["max_age"]) if p.get("max_age") is not None else None
         derived: list[float] = []
         failing, total, observed = as_float(f.failing), as_float(f.total), as_float(f.observed)
@@ -70,54 +71,67 @@ class Facts:
         if rate is None and failing is not None and total:
             rate = failing / total
         return cls(failing, total, observed, as_float(f.details.get("duplicate_values")),
-                   as_float(f.details.get("excess_rows")), rate, params, as_float(p.get("max_rate")), max_age, derived)
+                   as_float(f.details.get("excess_rows")), rate, params, as_float(p.get("max_rate")), max_age, derived,
+                   f.check, list_sizes)
 
     def values(self, kind: str) -> list[float]:
-        """The figures a claim of ``kind`` may equal."""
-        all_counts = [v for v in (self.failing, self.total, self.observed, self.dup, self.excess) if v is not None]
-        if kind == "failing_strict":
-            return [self.failing] if self.failing is not None else self.values("generic")
-        if kind == "failing":
-            if self.failing is None:
-                return self.values("generic")
-            out = [v for v in (self.failing, self.dup, self.excess) if v is not None]
-            out += [v for v in (_first(self.params),) if v is not None]
-            if self.total is not None and self.total == self.failing:
-                out.append(self.total)
-            return out
-        if kind == "dup":
-            return [self.dup] if self.dup is not None else self.values("failing")
-        if kind == "excess":
-            return [self.excess] if self.excess is not None else self.values("failing")
-        if kind == "total":
-            out = [v for v in (self.total, self.observed) if v is not None]
-            if not out:
-                return []
-            if self.failing is not None and self.failing == self.total:
-                out.append(self.failing)
-            return out
-        if kind == "generic":
-            return all_counts + self.params + self.derived
-        if kind == "rate":
-            if self.rate is None:
-                return []
-            out = [self.rate * 100, (1 - self.rate) * 100]
-            if self.max_rate is not None:
-                out.append(self.max_rate * 100)
-            for v in (self.dup, self.excess):
-                if v is not None and self.total:
-                    out.append(v / self.total * 100)
-            return out
-        if kind == "age":
-            out = [v for v in (self.observed, self.max_age) if v is not None]
-            if self.observed is not None and self.max_age is not None:
-                out.append(self.observed - self.max_age)
-            return out
-        return []
+        """The figures a claim of ``kind`` may equal. Parameters (thresholds) are never among them: a number
+        worded as a threshold is a claim of kind ``threshold`` (see :func:`~watchdog.verify.consistency.compare`)."""
+        rule = _VALUE_RULES.get(kind)
+        return rule(self) if rule is not None else []
+
+    def _failing_strict(self) -> list[float]:
+        return [self.failing] if self.failing is not None else self._generic()
+
+    def _failing(self) -> list[float]:
+        if self.failing is None:
+            return self._generic()
+        out = [v for v in (self.failing, self.dup, self.excess) if v is not None]
+        if self.total is not None and self.total == self.failing:
+            out.append(self.total)
+        return out
+
+    def _dup(self) -> list[float]:
+        return [self.dup] if self.dup is not None else self._failing()
+
+    def _excess(self) -> list[float]:
+        return [self.excess] if self.excess is not None else self._failing()
+
+    def _total(self) -> list[float]:
+        out = [v for v in (self.total, self.observed if self.check == "row_count" else None) if v is not None]
+        if out and self.failing is not None and self.failing == self.total:
+            out.append(self.failing)
+        return out
+
+    def _generic(self) -> list[float]:
+        counts = [v for v in (self.failing, self.total, self.observed, self.dup, self.excess) if v is not None]
+        return counts + self.list_sizes + self.derived
+
+    def _rate(self) -> list[float]:
+        if self.rate is None:
+            return []
+        out = [self.rate * 100, (1 - self.rate) * 100]
+        if self.max_rate is not None:
+            out.append(self.max_rate * 100)
+        for v in (self.dup, self.excess):
+            if v is not None and self.total:
+                out.append(v / self.total * 100)
+        return out
+
+    def _age(self) -> list[float]:
+        out = [v for v in (self.observed, self.max_age) if v is not None]
+        if self.observed is not None and self.max_age is not None:
+            out.append(self.observed - self.max_age)
+        return out
+
+    def thresholds(self) -> list[float]:
+        """The parameters a number worded as a threshold may equal."""
+        return self.params + self.list_sizes + ([self.max_rate * 100] if self.max_rate is not None else [])
 
 
-def _first(values: list[float]) -> float | None:
-    return values[0] if values else None
+_VALUE_RULES = {"failing_strict": Facts._failing_strict, "failing": Facts._failing, "dup": Facts._dup,
+                "excess": Facts._excess, "total": Facts._total, "generic": Facts._generic, "rate": Facts._rate,
+                "age": Facts._age}
 
 
 def describe(item: IndexedFinding) -> str:

@@ -20,7 +20,7 @@ from watchdog.verify.locate import (
 )
 from watchdog.verify.markdown import Code, clean
 from watchdog.verify.model import Results
-from watchdog.verify.status import status_claims
+from watchdog.verify.status import section_status, status_claims
 from watchdog.verify.summary import check_no_issues, check_summary_counts
 
 __all__ = ["check_sentence"]
@@ -42,6 +42,8 @@ def check_sentence(res: Results, idx: Index, raw_text: str, ctx: Ctx, *,
         _check_clauses(res, idx, text, code, explicit, ctx)
         return None
     if item is not None:
+        if not explicit:
+            section_status(res, text, item)
         check_numbers(res, idx, text, code, explicit, item)
     return item
 
