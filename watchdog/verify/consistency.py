@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from watchdog.verify.claims import AFTER_STOP, COUNT_NOUNS, find_claims
-from watchdog.verify.facts import actual_text, counts_text, describe
+from watchdog.verify.facts import actual_label, actual_text, counts_text, describe
 from watchdog.verify.locate import Index, IndexedFinding, Mention
 from watchdog.verify.markdown import Code
 from watchdog.verify.model import Results
@@ -20,9 +20,6 @@ from watchdog.verify.numbers import Num, format_count
 
 __all__ = ["check_numbers", "compare"]
 
-_KIND_WORDS = {"failing": "failing rows", "failing_strict": "failing rows", "dup": "distinct duplicated values",
-               "excess": "rows beyond the first of each duplicate group", "total": "rows looked at",
-               "generic": "rows", "rate": "a rate", "age": "an age"}
 _OK_WORDS = {"failing": "failing", "failing_strict": "failing", "dup": "duplicate_values", "excess": "excess_rows",
              "total": "total", "generic": "a fact", "rate": "the rate", "age": "the age", "threshold": "a threshold"}
 
@@ -46,49 +43,77 @@ def compare(res: Results, num: Num, kind: str, strong: bool, item: IndexedFindin
             res.add_ok(f"{item.name}: {num.describe()} matches a threshold")
         return
     if kind == "rate" and not num.percent:
-        # a bare number under a rate header: a fraction (0.0185) or percent points (1.85)
-        if num.value <= 1 and num.decimals >= 2 and "%" not in header and "percent" not in header.lower():
-            num = Num(num.start, num.end, num.text, num.value * 100, max(num.decimals - 2, 0), percent=True,
-                      approx=num.approx, approx_text=num.approx_text)
+        if facts.rate is None and not num.decimals:
+            kind = "generic"  # row_count and freshness put their observed value in the Rate column
         else:
-            num = Num(num.start, num.end, num.text, num.value, num.decimals, percent=True, approx=num.approx,
-                      approx_text=num.approx_text)
+            num = _as_percent(num, header)
     if num.percent and kind != "rate":
         kind = "rate"
     if kind == "observed":
         kind = "generic"
+    if kind == "failing_strict" and facts.failing is None:
+        _no_failing_count(res, num, item, header)
+        return
+    if kind == "rate" and facts.rate is None:
+        if strong and header:  # in prose a percentage may be a shortfall ("about 20% short of the minimum")
+            res.add_bad(item.name, _says(masked, num, header, item), "no rate",
+                        f"The report gives {item.name} a rate of {num.describe()}{_column(header)}, but a "
+                        f"{item.f.check} check has no rate: {describe(item)}.")
+        return
     values = facts.values(kind)
     if not values:
         return
     if any(num.matches(v) for v in values):
         res.add_ok(f"{item.name}: {num.describe()} matches {_OK_WORDS.get(kind, kind)}")
         return
-    if num.year or not strong:
-        return
-    if kind == "age" and (num.approx in ("over", "under")):
+    if num.year or not strong or (kind == "age" and num.approx in ("over", "under")):
         return
     says = _says(masked, num, header, item)
+    res.add_bad(item.name, says, actual_text(item, kind), _message(kind, num, says, item, header))
+
+
+def _as_percent(num: Num, header: str) -> Num:
+    """A bare number under a rate header: a fraction (0.0185) or percent points (1.85)."""
+    if num.value <= 1 and num.decimals >= 2 and "%" not in header and "percent" not in header.lower():
+        return Num(num.start, num.end, num.text, num.value * 100, max(num.decimals - 2, 0), percent=True,
+                   approx=num.approx, approx_text=num.approx_text)
+    return Num(num.start, num.end, num.text, num.value, num.decimals, percent=True, approx=num.approx,
+               approx_text=num.approx_text)
+
+
+def _no_failing_count(res: Results, num: Num, item: IndexedFinding, header: str) -> None:
+    """A number under a Failing header for a check that counts no failing rows (row_count, freshness)."""
+    if num.value == 0 and item.status == "pass":
+        res.add_ok(f"{item.name}: {num.describe()} under {header or 'failing'} for a passing check")
+        return
+    res.add_bad(item.name, f"{num.describe()} ({header or 'failing'})", "no failing-row count",
+                f"The report puts {num.describe()} under \"{header or 'Failing'}\" for {item.name}, but a "
+                f"{item.f.check} check counts no failing rows ({describe(item)}); write – there.")
+
+
+def _column(header: str) -> str:
+    return f' (column "{header}")' if header else ""
+
+
+def _message(kind: str, num: Num, says: str, item: IndexedFinding, header: str) -> str:
+    """One sentence for the fix prompt that names the check's own quantity and states only true facts."""
     actual = actual_text(item, kind)
-    column = f' (column "{header}")' if header else ""
+    column = _column(header)
     bare = re.sub(r"\s*(?:rows?|records?)$", "", num.describe())
     if kind == "rate":
-        message = (f"The report says {item.name} has a rate of {num.describe()}{column}, but the findings show "
-                   f"{actual} ({counts_text(item)}).")
-    elif kind == "age":
-        message = (f"The report says the newest value of {item.name} is {num.describe()} old{column}, but the "
-                   f"findings show {actual} ({format_count(item.f.observed)} s).")
-    elif kind == "total":
+        return (f"The report says {item.name} has a rate of {num.describe()}{column}, but the findings show "
+                f"{actual} ({counts_text(item)}).")
+    if kind == "age":
+        return (f"The report says the newest value of {item.name} is {num.describe()} old{column}, but the "
+                f"findings show {actual} ({format_count(item.f.observed)} s).")
+    if kind == "total":
         claimed = f'"{says}"' if ":" in says else f"{bare} rows"
-        message = (f"The report says {item.name} looked at {claimed}{column}, but the findings show "
-                   f"{actual} rows ({describe(item)}).")
-    else:
-        label = _KIND_WORDS.get(kind, "rows")
-        if kind == "generic":
-            label = "failing rows" if item.f.failing is not None else "rows"
-        claimed = f"{bare} {label}" if header else (f'"{says}"' if ":" in says else says)
-        message = (f"The report says {item.name} has {claimed}{column}, but the findings show {actual} "
-                   f"{label} ({describe(item)}).")
-    res.add_bad(item.name, says, actual, message)
+        return (f"The report says {item.name} looked at {claimed}{column}, but the findings show {actual} rows "
+                f"({describe(item)}).")
+    label = actual_label(item, kind)
+    claimed = f"{bare} {label}" if header else (f'"{says}"' if ":" in says else says)
+    return (f"The report says {item.name} has {claimed}{column}, but the findings show {actual} {label} "
+            f"({describe(item)}).")
 
 
 def _says(masked: str, num: Num, header: str, item: IndexedFinding) -> str:

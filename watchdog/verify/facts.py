@@ -20,7 +20,7 @@ from watchdog.verify.numbers import format_count, parse_duration
 if TYPE_CHECKING:
     from watchdog.verify.locate import IndexedFinding
 
-__all__ = ["Facts", "actual_text", "as_float", "counts_text", "describe"]
+__all__ = ["Facts", "actual_label", "actual_text", "as_float", "counts_text", "describe"]
 
 
 def as_float(value: Any) -> float | None:
@@ -169,22 +169,32 @@ def counts_text(item: IndexedFinding) -> str:
 
 
 def actual_text(item: IndexedFinding, kind: str) -> str:
-    """The true value, as text, of the fact a claim of ``kind`` is about."""
+    """The true value, as text, of the fact a claim of ``kind`` is about (see :func:`actual_label`)."""
     f = item.f
     facts = item.facts
-    if kind in ("failing", "failing_strict"):
-        return format_count(f.failing if f.failing is not None else f.observed)
-    if kind == "dup":
-        return format_count(facts.dup if facts.dup is not None else f.failing)
-    if kind == "excess":
-        return format_count(facts.excess if facts.excess is not None else f.failing)
+    if kind in ("dup", "excess") and facts.dup is not None:
+        return format_count(facts.dup if kind == "dup" else facts.excess)
     if kind == "total":
         return format_count(f.total if f.total is not None else f.observed)
     if kind == "rate":
         return format_percent(facts.rate)
     if kind == "age":
         return format_duration(f.observed)
-    # generic: the count a reader most likely means
     if f.failing is not None:
         return format_count(f.failing)
-    return format_count(f.observed if f.observed is not None else f.total)
+    # row_count: the rows it counted; freshness: the rows it looked at (its observed value is an age)
+    if f.check == "row_count":
+        return format_count(f.observed if f.observed is not None else f.total)
+    return format_count(f.total)
+
+
+def actual_label(item: IndexedFinding, kind: str) -> str:
+    """What :func:`actual_text` is, in words: the check's own quantity."""
+    f = item.f
+    if kind == "dup" and item.facts.dup is not None:
+        return "distinct duplicated values"
+    if kind == "excess" and item.facts.dup is not None:
+        return "rows beyond the first of each duplicate group"
+    if f.failing is not None:
+        return "failing rows" if f.check != "custom_sql" else "rows returned"
+    return "rows"

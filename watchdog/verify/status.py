@@ -54,8 +54,8 @@ _PROBLEM_HEADING = re.compile(
     r"tolerated|with)(?![\w])", re.I)
 _LEAD_IN = re.compile(r"^\W*(?P<label>passed|passing|passes|ok|healthy|clean|green|✅|failed|failing|fails|❌)"
                       r"(?:\s+checks?)?\s*(?:\(\s*\d+\s*\))?\s*[:—–-]", re.I)
-_STATUS_LABEL = re.compile(r"^\W*(?:status|result|outcome|verdict|state)\s*(?:[:=]|[—–-]\s)\s*[`*_\s]*(?P<value>[^\s.,;]+)",
-                           re.I)
+_STATUS_LABEL = re.compile(
+    r"^\W*(?:status|result|outcome|verdict|state)\s*(?:[:=]|[—–-]\s)\s*[`*_\s]*(?P<value>[^\s.,;]+)", re.I)
 _BARE_STATUS = re.compile(r"^[\W_]*(?P<value>[^\W_]+|✅|❌|⚠️|⚠)[\W_]*$")
 _CHECK_VERB = re.compile(
     r"^\W*(?:the|this)\s+(?:check|test|rule)\s+(?:has\s+|have\s+|is\s+|was\s+)?(?:also\s+)?(?P<value>passed|passes|"

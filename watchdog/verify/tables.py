@@ -81,10 +81,7 @@ def _cell_kind(header_kind: str, m: re.Match[str], item: IndexedFinding) -> str:
     """The kind of claim a number-only cell makes under a header of ``header_kind``."""
     if m.group("pct"):
         return "rate"
-    kind = _CELL_KINDS[header_kind]
-    if kind == "failing_strict" and item.f.failing is None:
-        return "generic"
-    return kind
+    return _CELL_KINDS[header_kind]
 
 
 def check_table(res: Results, idx: Index, rows: list[list[str]], ctx: Ctx) -> None:
