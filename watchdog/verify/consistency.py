@@ -36,11 +36,7 @@ def compare(res: Results, num: Num, kind: str, strong: bool, item: IndexedFindin
     """Record whether ``num``, a claim of ``kind`` about ``item``, matches its facts."""
     facts = item.facts
     if kind == "threshold":
-        values = facts.thresholds()
-        if num.percent:
-            values = [facts.max_rate * 100] if facts.max_rate is not None else []
-        if any(num.matches(v) for v in values):
-            res.add_ok(f"{item.name}: {num.describe()} matches a threshold")
+        _threshold(res, num, item)
         return
     if kind == "rate" and not num.percent:
         if facts.rate is None and not num.decimals:
@@ -70,6 +66,16 @@ def compare(res: Results, num: Num, kind: str, strong: bool, item: IndexedFindin
         return
     says = _says(masked, num, header, item)
     res.add_bad(item.name, says, actual_text(item, kind), _message(kind, num, says, item, header))
+
+
+def _threshold(res: Results, num: Num, item: IndexedFinding) -> None:
+    """A number worded as a threshold is never flagged; it is recorded when it matches a parameter."""
+    facts = item.facts
+    values = facts.thresholds()
+    if num.percent:
+        values = [facts.max_rate * 100] if facts.max_rate is not None else []
+    if any(num.matches(v) for v in values):
+        res.add_ok(f"{item.name}: {num.describe()} matches a threshold")
 
 
 def _as_percent(num: Num, header: str) -> Num:

@@ -147,9 +147,9 @@ class Index:
             columns = f.columns or ([f.column] if f.column else [])
             column_res = []
             for c in columns:
-                cv = _word_variants(c, strip_suffix=True)
-                cv = {v for v in cv if v not in table_nouns} or cv
-                column_res.append(_words_re(frozenset(cv)))
+                variants = _word_variants(c, strip_suffix=True)
+                cv = frozenset(v for v in variants if v not in table_nouns) or variants
+                column_res.append(_words_re(cv))
                 nouns |= {v.split()[-1] for v in cv if v.split()[-1] not in ("id", "ids", "at", "on")}
             check_re = _CHECK_RE.get(f.check)
             phrase_re = None

@@ -116,16 +116,16 @@ def status_claims(res: Results, text: str, explicit: list[Mention], ctx: Ctx) ->
             word = (m.group("mark") or m.group("verb") or m.group("emoji") or "").lower()
             if _NEGATION.search(text[e:e + m.start(m.lastgroup or 0)] if m.lastgroup else ""):
                 continue
-            claim = status_of_word(word)
-            if claim:
-                claim_status(res, item, claim, word, strict=False, emoji=word in EMOJI)
+            found = status_of_word(word)
+            if found:
+                claim_status(res, item, found, word, strict=False, emoji=word in EMOJI)
                 continue
         b = _NAME_BEFORE_STATUS.search(text[max(0, s - 12):s])
         if b:
             word = (b.group("emoji") or b.group("label") or "").lower()
-            claim = status_of_word(word)
-            if claim:
-                claim_status(res, item, claim, word, strict=False, emoji=word in EMOJI)
+            found = status_of_word(word)
+            if found:
+                claim_status(res, item, found, word, strict=False, emoji=word in EMOJI)
     if ctx.status_class == "pass" and len(distinct) == 1 and not _STATUS_ANY.search(
             without_names(text, explicit)):
         (item,) = distinct.values()
