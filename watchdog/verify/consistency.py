@@ -50,11 +50,10 @@ def compare(res: Results, num: Num, kind: str, strong: bool, item: IndexedFindin
     if kind == "failing_strict" and facts.failing is None:
         _no_failing_count(res, num, item, header)
         return
-    if kind == "rate" and facts.rate is None:
-        if strong and header:  # in prose a percentage may be a shortfall ("about 20% short of the minimum")
-            res.add_bad(item.name, _says(masked, num, header, item), "no rate",
-                        f"The report gives {item.name} a rate of {num.describe()}{_column(header)}, but a "
-                        f"{item.f.check} check has no rate: {describe(item)}.")
+    if kind in ("rate", "total") and not facts.values(kind):
+        # in prose a percentage may be a shortfall ("about 20% short of the minimum"): only cells are held to it
+        if strong and header and not (num.value == 0 and not facts.failing):
+            _no_such_fact(res, num, item, header, kind)
         return
     values = facts.values(kind)
     if not values:
@@ -95,6 +94,15 @@ def _no_failing_count(res: Results, num: Num, item: IndexedFinding, header: str)
     res.add_bad(item.name, f"{num.describe()} ({header or 'failing'})", "no failing-row count",
                 f"The report puts {num.describe()} under \"{header or 'Failing'}\" for {item.name}, but a "
                 f"{item.f.check} check counts no failing rows ({describe(item)}); write – there.")
+
+
+def _no_such_fact(res: Results, num: Num, item: IndexedFinding, header: str, kind: str) -> None:
+    """A number under a Rate or Total header for a check that has no rate or no total (row_count, freshness,
+    custom_sql)."""
+    what = "rate" if kind == "rate" else "total"
+    res.add_bad(item.name, f"{num.describe()} ({header})", f"no {what}",
+                f"The report gives {item.name} {num.describe()} under \"{header}\", but a {item.f.check} check has "
+                f"no {what}: {describe(item)}; write – there.")
 
 
 def _column(header: str) -> str:

@@ -29,6 +29,11 @@ _ITEM = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)])\s+")
 def check_truncation(res: Results, unwrapped: Unwrapped) -> None:
     """Add a bad item when the draft (already unwrapped) looks cut off."""
     lines = [ln for ln in unwrapped.text.split("\n") if ln.strip()]
+    if unwrapped.unclosed_reasoning and not lines:
+        res.add_bad(None, "(only a reasoning block)", "no report",
+                    "The draft has no report: it opens a reasoning block (<think>) that never closes and nothing "
+                    "follows it. Write the report itself, starting with '# Data-quality report'.")
+        return
     last = lines[-1].strip() if lines else ""
     reason = _reason(lines, unwrapped)
     if reason is None:
@@ -40,8 +45,6 @@ def check_truncation(res: Results, unwrapped: Unwrapped) -> None:
 
 
 def _reason(lines: list[str], unwrapped: Unwrapped) -> str | None:
-    if unwrapped.unclosed_reasoning and not lines:
-        return "it is only a reasoning block that never ends"
     if unwrapped.unclosed_fence:
         return "the code fence around it is never closed"
     if not lines:
@@ -67,7 +70,7 @@ def _reason(lines: list[str], unwrapped: Unwrapped) -> str | None:
 
 
 def _table_reason(lines: list[str]) -> str | None:
-    """An unfinished last table row: fewer cells than the header, or no closing pipe where the header has one."""
+    """An unfinished last table row: fewer cells than the header (a missing closing pipe alone is a habit)."""
     rows = []
     for ln in reversed(lines):
         if not _TABLE_ROW.match(ln):
@@ -77,8 +80,6 @@ def _table_reason(lines: list[str]) -> str | None:
     header, last = rows[0], rows[-1]
     if len(rows) < 2:
         return "the table has only a header"
-    if header.endswith("|") and not last.endswith("|"):
-        return "the last table row is unfinished"
     if _cells(last) < _cells(header):
         return "the last table row is unfinished"
     return None
