@@ -254,6 +254,9 @@ def _not_a_count(site: _Site) -> Verdict | None:
         return _NO_CLAIM
     if any(_NOT_A_COUNT_ADJ.fullmatch(w) for w in site.adjectives):
         return _NO_CLAIM
+    cut = site.before_full.rstrip()
+    if num.approx in ("over", "under") and cut.endswith(MASK) and len(cut) not in site.names_at:
+        return _NO_CLAIM  # a value compared with a column in code: "`price` over 100"
     if re.search(r"(?:\d|\bone)\s+in\s+(?:every\s+|each\s+)?$", site.before) or (after[:1] == ["in"] and re.match(
             r"\s*in\s+\d", site.low[num.end:num.end + 8])):
         return _NO_CLAIM  # a ratio: "1 in 50 contacts"
@@ -355,6 +358,9 @@ def _worded(site: _Site) -> Verdict | None:
         source = " ".join(after[:4])
     else:
         return _unworded(site)
+    if site.num.word and site.num.text.lower() == "no":
+        # "no rows with `isbn` failed": the rest of the clause says what kind (the tokenizer saw a failure word)
+        source += " " + re.split(r"[.;:!?]", site.low[site.num.end:site.num.end + 80], maxsplit=1)[0]
     if _THRESHOLD_WORDS.search(site.near if source is site.phrase else source):
         return "threshold", False
     return _kind_of(site, source, head), True
@@ -365,8 +371,7 @@ def _unworded(site: _Site) -> Verdict:
     after, num = site.after_words, site.num
     if after and after[0] in ("checked", "scanned", "examined", "evaluated", "tested", "inspected"):
         return "total", True
-    if site.names_at and any(0 <= num.start - e <= 30 for e in site.names_at) and _AFTER_NAME.search(
-            site.masked[max(0, num.start - 30):num.start]):
+    if any(0 <= num.start - e <= 30 and _AFTER_NAME.fullmatch(site.masked[e - 1:num.start]) for e in site.names_at):
         return "generic", True  # "contacts.email.pattern (8)", "won_deals_without_amount: 6", "X is 25"
     if re.search(r"\b(?:returned|returns|returning|counted|counts|reported|reports|found)\s*$", site.before) and (
             not after or site.noun_at >= 0):
@@ -387,7 +392,8 @@ def _kind_of(site: _Site, source: str, head: str) -> str:
     if _TOTAL_WORDS.search(source):
         return "total"
     if _FAIL_WORDS.search(source):
-        return "failing"
+        # "3 rows failed" counts rows: not the distinct duplicated values, and not of a check without failing rows
+        return "failing_strict" if head in _ROW_NOUNS and site.item.f.check != "custom_sql" else "failing"
     return "generic"
 
 

@@ -91,9 +91,19 @@ def _no_failing_count(res: Results, num: Num, item: IndexedFinding, header: str)
     if num.value == 0 and item.status == "pass":
         res.add_ok(f"{item.name}: {num.describe()} under {header or 'failing'} for a passing check")
         return
-    res.add_bad(item.name, f"{num.describe()} ({header or 'failing'})", "no failing-row count",
-                f"The report puts {num.describe()} under \"{header or 'Failing'}\" for {item.name}, but a "
-                f"{item.f.check} check counts no failing rows ({describe(item)}); write – there.")
+    if header:
+        res.add_bad(item.name, f"{num.describe()} ({header})", "no failing-row count",
+                    f"The report puts {num.describe()} under \"{header}\" for {item.name}, but a {item.f.check} "
+                    f"check counts no failing rows ({describe(item)}); write – there.")
+        return
+    if num.value == 0:
+        res.add_bad(item.name, "no failing rows", item.status,
+                    f"The report says no rows of {item.name} failed, which reads as a pass, but its status is "
+                    f"{item.status.upper()}: {describe(item)}.")
+        return
+    res.add_bad(item.name, f"{num.describe()} failing rows", "no failing-row count",
+                f"The report says {item.name} has {num.describe()} failing rows, but a {item.f.check} check counts "
+                f"no failing rows; its status is {item.status.upper()}: {describe(item)}.")
 
 
 def _no_such_fact(res: Results, num: Num, item: IndexedFinding, header: str, kind: str) -> None:
