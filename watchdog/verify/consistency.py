@@ -52,7 +52,7 @@ def compare(res: Results, num: Num, kind: str, strong: bool, item: IndexedFindin
         return
     if kind in ("rate", "total") and not facts.values(kind):
         # in prose a percentage may be a shortfall ("about 20% short of the minimum"): only cells are held to it
-        if strong and header and not (num.value == 0 and not facts.failing):
+        if strong and header and not (num.value == 0 and item.status == "pass"):
             _no_such_fact(res, num, item, header, kind)
         return
     values = facts.values(kind)
