@@ -4,7 +4,8 @@ Stub run: the demo CRM is built, scanned once without ``--llm`` (the baseline wa
 and the deterministic report of those findings is the specialist's script: first with one failing count
 changed (verify_fn must flag it), then correct. So "rounds until verify passes" is measured, not assumed.
 Freshness ages in exact seconds are dropped from the draft (the ``--llm`` run scans a few seconds
-later, so they would be stale); the rounded ages (``45d 2h``) stay. The stub counts words as tokens. Each run is a fresh ``watchdog scan --llm`` process; from its audit.json:
+later, so they would be stale); the rounded ages (``45d 2h``) stay. The stub counts words as tokens.
+Each run is a fresh ``watchdog scan --llm`` process; from its audit.json:
 model calls and tokens per role, the rounds, and the wall time spent outside the model (process wall minus
 the latency of the model-calling steps).
 
@@ -94,7 +95,8 @@ def summarise(audit: dict[str, Any], wall_s: float) -> dict[str, Any]:
     passed_at = next((i + 1 for i, r in enumerate(evaluations) if (r.get("verification") or {}).get("passed")), None)
     return {
         "outcome": audit.get("outcome"), "models": audit.get("models"), "tokens": audit.get("tokens"),
-        "steps": [r.get("step") for r in rounds], "fix_rounds": audit.get("fix_rounds"), "replans": audit.get("replans"),
+        "steps": [r.get("step") for r in rounds], "fix_rounds": audit.get("fix_rounds"),
+        "replans": audit.get("replans"),
         "drafts_verified": len(evaluations),
         "drafts_flagged": sum(1 for r in evaluations if not (r.get("verification") or {}).get("passed")),
         "verify_passed_on_draft": passed_at, "converged": audit.get("outcome") == "verified",
@@ -127,7 +129,7 @@ def run_stub(folder: Path, db: Path, reps: int, log: Any) -> dict[str, Any]:
             runs.append({"error": (run.stderr or run.stdout).strip()[-800:], "exit": run.returncode})
             log(f"    stub run {i + 1}/{reps}: FAILED exit {run.returncode}: {runs[-1]['error'][-300:]}")
             continue
-        audit = json.loads(audit_path.read_text(encoding="utf-8"))
+        audit = json.loads(audit_path.read_text(encoding="utf-8"))["llm"]
         runs.append({**summarise(audit, run.wall_s), "stub_requests": calls, "peak_rss_mb": round(run.peak_rss_mb, 1),
                      "exit": run.returncode})
         log(f"    stub run {i + 1}/{reps}: {runs[-1]['outcome']}, {run.wall_s:.2f}s")
@@ -161,7 +163,7 @@ def run_real(folder: Path, db: Path, log: Any, *, base_url: str | None = None, a
     audit_path = folder / "real" / "audit.json"
     if not audit_path.is_file():
         return {"error": (run.stderr or run.stdout).strip()[-500:], "exit": run.returncode, "endpoint": endpoint}
-    result = summarise(json.loads(audit_path.read_text(encoding="utf-8")), run.wall_s)
+    result = summarise(json.loads(audit_path.read_text(encoding="utf-8"))["llm"], run.wall_s)
     log(f"    real endpoint: {result['outcome']}, {run.wall_s:.1f}s")
     return {**result, "endpoint": endpoint, "peak_rss_mb": round(run.peak_rss_mb, 1)}
 

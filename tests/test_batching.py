@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -17,7 +17,7 @@ from watchdog.scan.planner import batch_statements, plan
 from watchdog.scan.scanner import scan
 from watchdog.scan.suites import load_suites
 
-NOW = datetime.now(timezone.utc).replace(tzinfo=None, microsecond=0)
+NOW = datetime.now(UTC).replace(tzinfo=None, microsecond=0)
 ORDERS = {"id": "int", "email": "text", "code": "text", "status": "text", "amount": "real", "customer_id": "int",
           "created_at": "timestamp"}
 STATUSES = ["open", "paid", "shipped"]
@@ -218,7 +218,8 @@ def test_a_split_plan_gives_the_same_values(database, tmp_path):
             values = {}
             for statement in plan(checks, sandbox.dialect, max_columns=max_columns).statements:
                 row = sandbox.query(statement.sql).rows[0]
-                values.update(dict(zip(statement.metrics, row)) if statement.is_batch else {statement.metrics[0]: row})
+                values.update(dict(zip(statement.metrics, row, strict=True)) if statement.is_batch
+                              else {statement.metrics[0]: row})
             return values
 
         assert measured(2) == measured(200)

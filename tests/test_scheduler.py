@@ -15,7 +15,8 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -317,7 +318,7 @@ def test_a_run_longer_than_its_interval_never_overlaps_and_sigterm_lets_it_finis
     runs = runs_of(tmp_path, "slow")
     assert len(runs) >= 2 and {r.status for r in runs} == {"passed"}, runs   # all finished: a clean stop
     assert running.id in [r.id for r in runs]
-    for earlier, later in zip(runs, runs[1:]):
+    for earlier, later in pairwise(runs):
         assert instant(later.started_at) >= instant(earlier.finished_at), (earlier, later)
     for run in runs:
         assert instant(run.finished_at) - instant(run.started_at) >= timedelta(seconds=1)   # longer than 1s
@@ -336,7 +337,7 @@ def test_a_stop_that_cannot_wait_records_the_running_run_interrupted(tmp_path, s
                               "--grace", "0.5")
     running = {}
     for served in (twice, graceless):
-        running[served] = wait_for(lambda: [r for r in served.runs("slow") if r.status == "running"], 30,
+        running[served] = wait_for(lambda s=served: [r for r in s.runs("slow") if r.status == "running"], 30,
                                    "a running run", served.proc)[0]
     twice.signal(signal.SIGTERM)
     graceless.signal(signal.SIGTERM)
@@ -403,19 +404,19 @@ def next_six_am(after: datetime) -> list[datetime]:
 
 def test_schedule_shows_the_next_run_times_of_each_audit(tmp_path, run_cli):
     config = write_project(tmp_path, SCHEDULES)
-    before = datetime.now(timezone.utc)
+    before = datetime.now(UTC)
     result = run_cli("schedule", "--config", str(config), "--json", timeout=30)
-    after = datetime.now(timezone.utc)
+    after = datetime.now(UTC)
     assert result.returncode == 0, result.stderr
     entries = {e["audit"]: e for e in json.loads(result.stdout)}
     daily = [datetime.fromisoformat(t) for t in entries["daily"]["next_runs"]]
     assert daily in (next_six_am(before), next_six_am(after))
     mondays = [datetime.fromisoformat(t).astimezone(ZoneInfo("Europe/Paris")) for t in entries["mondays"]["next_runs"]]
     assert [(m.strftime("%a %H:%M")) for m in mondays] == ["Mon 07:30"] * 3     # crontab's 1 is Monday
-    assert [b - a for a, b in zip(mondays, mondays[1:])] == [timedelta(days=7)] * 2
+    assert [b - a for a, b in pairwise(mondays)] == [timedelta(days=7)] * 2
     often = [datetime.fromisoformat(t) for t in entries["often"]["next_runs"]]
     assert before + timedelta(minutes=15) <= often[0] <= after + timedelta(minutes=15)
-    assert [b - a for a, b in zip(often, often[1:])] == [timedelta(minutes=15)] * 2
+    assert [b - a for a, b in pairwise(often)] == [timedelta(minutes=15)] * 2
     assert entries["often"]["schedule"] == "every 15m"
     assert entries["manual"] == {"audit": "manual", "schedule": "not scheduled", "scheduled": False,
                                  "timezone": "UTC", "next_runs": []}
@@ -441,7 +442,7 @@ def test_crontab_weekdays_count_from_sunday(field, expected):
 
 
 def test_cron_triggers_mean_what_crontab_means():
-    now = datetime(2026, 11, 29, 12, tzinfo=timezone.utc)    # a Sunday
+    now = datetime(2026, 11, 29, 12, tzinfo=UTC)    # a Sunday
 
     def names(expr: str, n: int = 4) -> list[str]:
         return [t.strftime("%a %d %H:%M") for t in next_fire_times(cron_trigger(expr), n, now)]
@@ -450,7 +451,7 @@ def test_cron_triggers_mean_what_crontab_means():
     assert names("0 6 * * 7", 1) == names("0 6 * * 0", 1) == ["Sun 06 06:00"]
     # day of month and day of week both restricted: either matches (Monday the 30th, Tuesday the 1st)
     assert names("0 0 1 * 1") == ["Mon 30 00:00", "Tue 01 00:00", "Mon 07 00:00", "Mon 14 00:00"]
-    paris = next_fire_times(cron_trigger("30 2 * * *", "Europe/Paris"), 3, datetime(2026, 3, 27, tzinfo=timezone.utc))
+    paris = next_fire_times(cron_trigger("30 2 * * *", "Europe/Paris"), 3, datetime(2026, 3, 27, tzinfo=UTC))
     assert [t.isoformat() for t in paris][:2] == ["2026-03-27T02:30:00+01:00", "2026-03-28T02:30:00+01:00"]
 
 

@@ -16,7 +16,7 @@ import time
 import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from watchdog.redact import redact
 from watchdog.settings import Settings, load_settings
@@ -59,9 +59,8 @@ def running_audits() -> list[str]:
 
 @contextmanager
 def _tracked(name: str) -> Iterator[None]:
-    with _outbox_lock:                   # an outbox flush in progress finishes first (no double send)
-        with _state_lock:
-            _active[name] = time.monotonic()
+    with _outbox_lock, _state_lock:      # an outbox flush in progress finishes first (no double send)
+        _active[name] = time.monotonic()
     try:
         yield
     finally:
@@ -92,7 +91,7 @@ def run_audit_job(config_path: str, name: str) -> str | None:
     from watchdog.run.audit import execute_audit
 
     started = time.monotonic()
-    started_at = datetime.now(timezone.utc).replace(microsecond=0)
+    started_at = datetime.now(UTC).replace(microsecond=0)
     log.info("audit %s: run started", name)
     try:
         settings = _settings_for(config_path)
