@@ -95,7 +95,8 @@ any fact.
 an accepted-values list, and for ``row_count`` the distance to a bound; parameters (``max_count``,
 ``min``, ``max``, ``max_rate``) excuse only numbers worded as thresholds — within the precision
 written: ``1.2k`` = 1,200 ± 50; round numbers of 1,000 or more may be rounded (``2,400`` ± 50, at
-most 5%); "about/~/roughly/nearly/almost N" allows ±10% (at least ±1); "over N" needs at least N, "under N" at most N. A percentage p
+most 5%); "about/~/roughly/nearly/almost N" allows ±10% (at least ±1); "over N" needs at least N, "under N" at
+most N. A percentage p
 written with k decimals is consistent when ``|rate*100 - p| <= 0.5*10^-k`` (rate 0.0308 is "3.08%",
 "3.1%", "3%"), within 10% with an approximation word, or when it is ``1 - rate`` (the share that
 passes), ``max_rate`` or a duplicate figure over total. A freshness age written as a duration is
@@ -111,7 +112,8 @@ prompt):
    ("- **Status**: pass", "`pass`", a line that is only "PASS", "Status: PASS. …", "The check passed: …",
    "It failed …"; a Status label is strict like a Status cell); a table Status cell (or a cell that is
    only PASS/FAIL/WARN/ERROR/✅/❌/⚠️) that disagrees with the finding (PASS/✅ for fail/warn/error;
-   FAIL for pass or warn; WARN for pass or fail; ⚠️/❌ for a pass without failing rows); "<name> passed/is passing/(PASS)/— PASS/✅ <name>"
+   FAIL for pass or warn; WARN for pass or fail; ⚠️/❌ for a pass without failing rows); "<name> passed/is
+   passing/(PASS)/— PASS/✅ <name>"
    for a finding that did not pass, "<name> failed/(FAIL)/(WARN)" for one that passed; a finding
    listed under a heading, lead-in or list ending in ":" like "Passed checks" / "**Passed:**"; a
    database table marked ✅/PASS while one of its checks did not pass;
