@@ -21,6 +21,7 @@ from watchdog.findings import FindingsDoc
 from watchdog.report.escape import duration, percent
 from watchdog.verify import BadItem, verify_fn
 from watchdog.verify.numbers import format_count
+from watchdog.verify.unwrap import unwrap
 
 CORPUS = Path(__file__).parent / "verify_corpus"
 
@@ -117,3 +118,112 @@ def test_messages_state_true_facts() -> None:
                 assert not re.search(r"findings show [\d,]+ failing rows", b.message), (d["id"], b.message)
             checked += 1
     assert checked >= 10
+
+
+# ---- each rule of issue 10, on a real draft --------------------------------------------------------
+
+def _edited(draft_id: str, *edits: tuple[str, str]) -> str:
+    """A real draft with small edits (each must apply)."""
+    text = text_of(by_id(draft_id))
+    for old, new in edits:
+        assert old in text, f"{draft_id} no longer contains {old!r}"
+        text = text.replace(old, new, 1)
+    return text
+
+
+def test_fenced_draft_is_read_and_unwrapped() -> None:
+    """A report inside ```markdown is verified as Markdown (its table cells are checked) and unwrapped for
+    delivery; the graph's re-export is the same function."""
+    from watchdog.graph.verify import unwrap_report as graph_unwrap
+    from watchdog.verify import unwrap_report
+
+    raw = text_of(by_id("q05-library-fenced-t0.6-s101"))
+    assert raw.startswith("```markdown")
+    report = unwrap_report(raw)
+    assert graph_unwrap is unwrap_report
+    assert report.startswith("# Data-quality report") and "```" not in report
+    bad = verify_fn(raw, findings("library.json")).bad
+    assert any(b.finding == "loans.loaned_at.freshness" and b.says == "300 (Failing)" for b in bad)
+    # the same draft with the wrong cells put right passes: nothing else in the fence was missed
+    fixed = _edited("q05-library-fenced-t0.6-s101",
+                    ("| books.row_count | pass | 1250 | 1250 | 1.000 |",
+                     "| books.row_count | pass | – | 1250 | – |"),
+                    ("| loans.loaned_at.freshness | fail | 300 | 300 |",
+                     "| loans.loaned_at.freshness | fail | – | 300 |"),
+                    ("| authors.row_count | warn | 40 | 40 | 0.0 |", "| authors.row_count | warn | – | 40 | – |"),
+                    ("| books_priced_over_100 | pass | 0 | 300 |", "| books_priced_over_100 | pass | 0 | – |"))
+    assert verify_fn(fixed, findings("library.json")).passed, show(verify_fn(fixed, findings("library.json")).bad)
+
+
+def test_unclosed_fence_is_a_cut() -> None:
+    raw = text_of(by_id("q15-chinook_audit-fenced-t0.7-s2"))
+    assert unwrap(raw).unclosed_fence
+    cut = [b for b in verify_fn(raw, findings("chinook_audit.json")).bad if b.actual == "the report is cut off"]
+    assert cut and "never closed" in cut[0].message
+
+
+def test_reasoning_only_draft_has_no_report() -> None:
+    for draft_id in ("q05-library-think-t0.7-s3", "q05-library-think-t0.8-s102"):
+        raw = text_of(by_id(draft_id))
+        assert raw.startswith("<think>") and unwrap(raw).text == ""
+        bad = verify_fn(raw, findings("library.json")).bad
+        assert any(b.actual == "no report" for b in bad)
+        # the checks it reasoned about are not "mentioned" by the reasoning
+        assert {b.finding for b in bad if b.says == "(not mentioned)"} >= {"books.isbn.not_null", "books.isbn.unique"}
+
+
+def test_status_line_in_its_own_section() -> None:
+    """'- **Status**: `fail`' under ### `books.isbn.not_null` is checked: right as written, flagged as pass."""
+    draft = "q05-library-plain-t0.3-s100"
+    assert not [b for b in bad_of(by_id(draft)) if b.finding == "books.isbn.not_null"]
+    for said in ("`pass`", "PASS", "pass. No null ISBNs"):
+        wrong = _edited(draft, ("- **Status**: `fail`", f"- **Status**: {said}"))
+        bad = [b for b in verify_fn(wrong, findings("library.json")).bad if b.finding == "books.isbn.not_null"]
+        assert len(bad) == 1 and bad[0].actual == "fail" and "2 failing of 1,250" in bad[0].message, show(bad)
+    passed = _edited(draft, ("- **Status**: `fail`\n- **Severity**: `fail`\n- **Failing**: 2",
+                             "- The check passed: no null ISBNs.\n- **Failing**: 2"))
+    bad = [b for b in verify_fn(passed, findings("library.json")).bad if b.finding == "books.isbn.not_null"]
+    assert [b.actual for b in bad] == ["fail"], show(bad)
+
+
+def test_threshold_does_not_vouch_for_a_count() -> None:
+    """books.price.range has min 0 and 3 failing rows: 'Failing: 0' is wrong, 'min 0' is a threshold."""
+    draft = "q05-library-plain-t0.3-s100"
+    section = "\n\n### `books.price.range`\n- **Status**: `warn`\n- **Failing**: {n}\n- **Minimum**: 0\n"
+    heading = "\n### `books.published_year.range`"
+    base = _edited(draft, (heading, section.format(n=3) + heading))
+    assert not [b for b in verify_fn(base, findings("library.json")).bad if b.finding == "books.price.range"]
+    wrong = base.replace("- **Failing**: 3", "- **Failing**: 0")
+    bad = [b for b in verify_fn(wrong, findings("library.json")).bad if b.finding == "books.price.range"]
+    assert [(b.actual, b.says) for b in bad] == [("3", "Failing: 0")], show(bad)
+
+
+def test_cells_are_read_by_their_column() -> None:
+    """In the fenced draft: an age under Rate is the freshness check's observed value (right), its row count
+    under Failing is wrong, and a row_count's rate is wrong; each message says what the check really has."""
+    bad = {(b.finding, b.says): b for b in bad_of(by_id("q05-library-fenced-t0.6-s101"))}
+    fresh = bad[("loans.loaned_at.freshness", "300 (Failing)")]
+    assert "counts no failing rows" in fresh.message and "9d 0h" in fresh.message
+    assert ("loans.loaned_at.freshness", "777602 (Rate)") not in bad
+    assert bad[("books.row_count", "1.000 (Rate)")].actual == "no rate"
+    assert bad[("books_priced_over_100", "300 (Total)")].actual == "no total"
+
+
+def test_row_words_count_rows() -> None:
+    """'3 rows failed' for books.isbn.unique is wrong (3 is the distinct duplicated values, 10 rows failed);
+    '300 rows failed' for a freshness check is wrong (300 is its row count); 'No rows … failed' is zero."""
+    bad = {b.finding: b for b in bad_of(by_id("q05-library-bullets-t1.0-s103"))}
+    assert bad["books.isbn.unique"].actual == "10" and "10 failing rows" in bad["books.isbn.unique"].message
+    assert bad["loans.loaned_at.freshness"].actual == "no failing-row count"
+    assert bad["books.isbn.not_null"].actual == "2"
+    assert "books.price.range" not in bad and "books_priced_over_100" not in bad
+
+
+def test_cut_drafts_name_where_they_stop() -> None:
+    expected = {"q15-chinook_audit-plain-t0.3-s1": "label with no value",
+                "q15-chinook_audit-tagged-t0.7-s5": "heading",
+                "q15-chinook_audit-plain-t0.6-s12": "bold text",
+                "q05-library-plain-t0.3-s100": "code span"}
+    for draft_id, reason in expected.items():
+        cut = [b for b in bad_of(by_id(draft_id)) if b.actual == "the report is cut off"]
+        assert cut and reason in cut[0].message, (draft_id, [b.message for b in cut])
