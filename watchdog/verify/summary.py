@@ -44,7 +44,8 @@ _SUMMARY_RES = [
     re.compile(rf"(?<![\w.,]){_SUMMARY_NUM}\s+(?P<w>failing|failed|passing|passed|warning|warned|erroring|errored)"
                r"\s+checks?\b", re.I),
     re.compile(rf"(?:\(|\bof\s+(?:the\s+)?|\ball\s+|\bran\s+|\btotal\s+of\s+){_SUMMARY_NUM}\s+(?P<w>checks)\b", re.I),
-    re.compile(r"(?<![\w])(?P<w>failed|failures|failing|passed|passing|warned|warnings?|errors?|errored|"
+    re.compile(r"(?<![\w])(?P<w>(?:passed|passing|failed|failing|warned|warning|errored)\s+checks|failed|failures|"
+               r"failing|passed|passing|warned|warnings?|errors?|errored|"
                r"checks(?:\s+run)?|total\s+checks)\s*[:=]\s*(?P<n>\d{1,3}(?:,\d{3})*|\d+)(?![\w.,%]|,\d)", re.I),
 ]
 _SUMMARY_SCOPED = re.compile(r"\b(?:other|remaining|rest\s+of\s+the|these|those|further|additional|another|"

@@ -23,6 +23,9 @@ from watchdog.verify.unwrap import unwrap
 
 __all__ = ["verify_fn"]
 
+_SAMPLE_LEAD = re.compile(r"^(?:sample|samples|sample\s+rows|example\s+rows|examples?|failing\s+rows\s+sample)\s*:?$",
+                          re.I)
+
 
 def verify_fn(report_markdown: str, findings: FindingsDoc | dict[str, Any]) -> Verification:
     """Check the report's numbers and statuses against the findings (see :mod:`watchdog.verify`)."""
@@ -80,6 +83,9 @@ class _Walker:
         while self.items and self.items[-1][0] >= block.level:
             self.items.pop()
         parent = self.items[-1][1] if self.items else base
+        if parent.status_class == "sample":  # rows under "- Sample:": values, not claims
+            self.items.append((block.level, parent))
+            return
         cleaned = clean(block.text)
         explicit = _distinct(idx, cleaned[0])
         if len(explicit) == 1:
@@ -96,6 +102,8 @@ class _Walker:
         head = cleaned[0].strip()
         if not explicit and own.finding is None and head.endswith(":") and lists_passing(head):
             item_ctx = Ctx(None, own.tables, "pass")
+        elif _SAMPLE_LEAD.match(head):
+            item_ctx = Ctx(own.finding, own.tables, "sample")
         self.items.append((block.level, item_ctx))
 
     def paragraph(self, block: Block) -> None:
