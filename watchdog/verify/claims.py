@@ -249,7 +249,10 @@ def _not_a_count(site: _Site) -> Verdict | None:
         return _NO_CLAIM
     if any(s >= site.clause_start and e <= num.start for s, e in site.literals):
         return _NO_CLAIM  # about a value ("`x@y` appears in 3 rows"), not the finding
-    if _RELATIVE.search(site.clause_before[-30:] + " " + " ".join(after[:3])) or _AGGREGATE.search(
+    rel_after = after[:3]
+    if re.match(r"[^.;:!?\d]*\b(?:more|less|fewer)\s+than\s+\d", site.low[num.end:num.end + 40]):
+        rel_after = [w for w in rel_after if w not in ("more", "less", "fewer")]  # "more than 7 days": an approx
+    if _RELATIVE.search(site.clause_before[-30:] + " " + " ".join(rel_after)) or _AGGREGATE.search(
             site.clause_before + " " + " ".join(after)):
         return _NO_CLAIM
     if any(_NOT_A_COUNT_ADJ.fullmatch(w) for w in site.adjectives):
@@ -317,14 +320,14 @@ def _whole_or_part(site: _Site) -> Verdict | None:
         of_m = None  # "8/10" is a score unless a count noun follows ("37/2,000 rows")
     if of_m and (site.noun_at == 0 or not after or site.header_kind is not None):
         return ("threshold", False) if _THRESHOLD_WORDS.search(site.near) else ("total", True)
-    if (after[:1] == ["of"] and site.header_kind is None
+    if ((after[:1] == ["of"] or after[:2] == ["out", "of"]) and site.header_kind is None
             and re.match(r"\s*(?:out\s+)?of\s+(?:the\s+|all\s+)?(?:~|about\s+)?\d", low[num.end:num.end + 24])):
         rest = re.sub(r"\([^)]*\)", " ", low[num.end:num.end + 140])
         rest = re.split(r"[.;:!?\n]|,\s|\s(?:but|while|whereas)\s", rest, maxsplit=1)[0]
         if _THRESHOLD_WORDS.search(rest):
             return "threshold", False
         if _COMPLEMENT.search(rest):
-            return "generic", True
+            return ("generic" if _FAIL_WORDS.search(rest) else "passing"), True
         return ("failing" if _FAIL_WORDS.search(rest) else "generic"), True
     return None
 
@@ -387,6 +390,9 @@ def _kind_of(site: _Site, source: str, head: str) -> str:
         return "dup"
     if _EXCESS_WORDS.search(source):
         return "excess"
+    if site.item.f.check == "freshness" and head in _ROW_NOUNS:
+        # a freshness check counts no failing rows; the only rows it counts are the rows it looked at
+        return "failing_strict" if _FAIL_WORDS.search(source) else "total"
     if _COMPLEMENT.search(source):
         return "generic"
     if _TOTAL_WORDS.search(source):

@@ -20,8 +20,10 @@ from watchdog.verify.numbers import Num, format_count
 
 __all__ = ["check_numbers", "compare"]
 
+_RATE_AFTER = re.compile(r"\s*(?:fail(?:ure|ing)?\s+|error\s+|warn(?:ing)?\s+)?rate\b", re.I)
 _OK_WORDS = {"failing": "failing", "failing_strict": "failing", "dup": "duplicate_values", "excess": "excess_rows",
-             "total": "total", "generic": "a fact", "rate": "the rate", "age": "the age", "threshold": "a threshold"}
+             "total": "total", "generic": "a fact", "passing": "the passing rows", "rate": "the rate", "age": "the age",
+             "threshold": "a threshold"}
 
 
 def check_numbers(res: Results, idx: Index, text: str, code: Code, explicit: list[Mention], item: IndexedFinding,
@@ -51,8 +53,10 @@ def compare(res: Results, num: Num, kind: str, strong: bool, item: IndexedFindin
         _no_failing_count(res, num, item, header)
         return
     if kind in ("rate", "total") and not facts.values(kind):
-        # in prose a percentage may be a shortfall ("about 20% short of the minimum"): only cells are held to it
-        if strong and header and not (num.value == 0 and item.status == "pass"):
+        # in prose a percentage may be a shortfall ("about 20% short of the minimum"): only cells, and a
+        # percentage called a rate ("7.00% fail rate"), are held to it
+        called_rate = kind == "rate" and _RATE_AFTER.match(masked[num.end:num.end + 24]) is not None
+        if strong and (header or called_rate) and not (num.value == 0 and item.status == "pass"):
             _no_such_fact(res, num, item, header, kind)
         return
     values = facts.values(kind)
@@ -110,6 +114,11 @@ def _no_such_fact(res: Results, num: Num, item: IndexedFinding, header: str, kin
     """A number under a Rate or Total header for a check that has no rate or no total (row_count, freshness,
     custom_sql)."""
     what = "rate" if kind == "rate" else "total"
+    if not header:
+        res.add_bad(item.name, f"{num.describe()} {what}", f"no {what}",
+                    f"The report gives {item.name} a {what} of {num.describe()}, but a {item.f.check} check has no "
+                    f"{what}: {describe(item)}.")
+        return
     res.add_bad(item.name, f"{num.describe()} ({header})", f"no {what}",
                 f"The report gives {item.name} {num.describe()} under \"{header}\", but a {item.f.check} check has "
                 f"no {what}: {describe(item)}; write – there.")

@@ -103,6 +103,12 @@ class Facts:
             out.append(self.failing)
         return out
 
+    def _passing(self) -> list[float]:
+        """"1,248 of 1,250 books have an ISBN": the rows that pass (or all of them)."""
+        if self.failing is None or self.total is None:
+            return self._generic()
+        return [self.total - self.failing, self.total]
+
     def _generic(self) -> list[float]:
         counts = [v for v in (self.failing, self.total, self.observed, self.dup, self.excess) if v is not None]
         return counts + self.list_sizes + self.derived
@@ -130,7 +136,8 @@ class Facts:
 
 
 _VALUE_RULES = {"failing_strict": Facts._failing_strict, "failing": Facts._failing, "dup": Facts._dup,
-                "excess": Facts._excess, "total": Facts._total, "generic": Facts._generic, "rate": Facts._rate,
+                "excess": Facts._excess, "total": Facts._total, "generic": Facts._generic,
+                "passing": Facts._passing, "rate": Facts._rate,
                 "age": Facts._age}
 
 
@@ -176,6 +183,8 @@ def actual_text(item: IndexedFinding, kind: str) -> str:
         return format_count(facts.dup if kind == "dup" else facts.excess)
     if kind == "total":
         return format_count(f.total if f.total is not None else f.observed)
+    if kind == "passing" and f.failing is not None and f.total is not None:
+        return format_count(f.total - f.failing)
     if kind == "rate":
         return format_percent(facts.rate)
     if kind == "age":
@@ -195,6 +204,8 @@ def actual_label(item: IndexedFinding, kind: str) -> str:
         return "distinct duplicated values"
     if kind == "excess" and item.facts.dup is not None:
         return "rows beyond the first of each duplicate group"
+    if kind == "passing" and f.failing is not None and f.total is not None:
+        return "rows that pass"
     if f.failing is not None:
         return "failing rows" if f.check != "custom_sql" else "rows returned"
     return "rows"

@@ -246,9 +246,9 @@ class Index:
                     continue
                 if all(r.search(low) for r in item.column_res):
                     found.append(item)
-        for item in self.phrase_items:
-            if item.phrase_re is not None and item.phrase_re.search(low):
-                found.append(item)
+        phrased = [i for i in self.phrase_items if i.phrase_re is not None and i.phrase_re.search(low)]
+        if phrased:  # every word of a custom check's name: more specific than a column and a check word
+            return phrased
         if any(i.level == 2 for i in found):
             found = [i for i in found if i.level != 1]
         return found

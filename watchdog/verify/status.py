@@ -61,6 +61,9 @@ _CHECK_VERB = re.compile(
     r"^\W*(?:the|this)\s+(?:check|test|rule)\s+(?:has\s+|have\s+|is\s+|was\s+)?(?:also\s+)?(?P<value>passed|passes|"
     r"passing|succeeded|failed|fails|failing|warned|warns|errored)\b"
     r"|^\W*it\s+(?:has\s+)?(?P<value2>passed|succeeded|failed|warned|errored)\b", re.I)
+_MEETS = re.compile(r"\b(?<!not )(?<!n't )(?:meets?|satisf(?:y|ies)|fulfils?|fulfills?)\s+the\s+"
+                    r"(?:minimum\s+|maximum\s+)?(?:[\w-]+\s+){0,2}(?:requirements?|thresholds?|limits?|expectations?|"
+                    r"bounds?)\b", re.I)
 _UNKNOWN_NAME = re.compile(rf"^[A-Za-z_][\w$]*(?:\.[\w$+]+)*\.(?:{'|'.join(CHECK_TYPES)})$")
 _IDENTIFIER = re.compile(r"^[A-Za-z_][\w$]*(?:[.+][\w$]+)*$")
 
@@ -148,6 +151,9 @@ def section_status(res: Results, text: str, item: IndexedFinding) -> None:
         claim = status_of_word(word) if word else None
         if claim:
             claim_status(res, item, claim, text.strip(), strict=True, emoji=word in EMOJI)
+        return
+    if _MEETS.search(text):
+        claim_status(res, item, "pass", "meets the requirement", strict=False)
         return
     m = _CHECK_VERB.match(text)
     if m:
