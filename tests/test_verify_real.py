@@ -93,6 +93,8 @@ def test_truncation_matches_the_finish_reason() -> None:
 def _true_facts(doc: FindingsDoc, name: str) -> set[str]:
     f = next(x for x in doc.findings if x.name == name)
     values = {format_count(v) for v in (f.failing, f.total, f.observed) if v is not None}
+    if f.failing is not None and f.total is not None:
+        values.add(format_count(f.total - f.failing))  # the rows that pass
     values |= {format_count(v) for v in f.details.values() if isinstance(v, (int, float))}
     if f.rate is not None or (f.failing is not None and f.total):
         values.add(percent(f.rate if f.rate is not None else (f.failing or 0) / (f.total or 1)))
