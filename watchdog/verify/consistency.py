@@ -42,6 +42,8 @@ def compare(res: Results, num: Num, kind: str, strong: bool, item: IndexedFindin
         return
     if kind == "rate" and not num.percent:
         if facts.rate is None and not num.decimals:
+            if num.value == 0 and item.status == "pass":
+                return  # "0" as the rate of a passing check without one: harmless
             kind = "generic"  # row_count and freshness put their observed value in the Rate column
         else:
             num = _as_percent(num, header)
