@@ -41,12 +41,10 @@ def compare(res: Results, num: Num, kind: str, strong: bool, item: IndexedFindin
         _threshold(res, num, item)
         return
     if kind == "rate" and not num.percent:
-        if facts.rate is None and not num.decimals:
-            if num.value == 0 and item.status == "pass":
-                return  # "0" as the rate of a passing check without one: harmless
-            kind = "generic"  # row_count and freshness put their observed value in the Rate column
-        else:
-            num = _as_percent(num, header)
+        bare = _bare_rate(num, item, header)
+        if bare is None:
+            return
+        num, kind = bare
     if num.percent and kind != "rate":
         kind = "rate"
     if kind == "observed":
@@ -71,6 +69,14 @@ def compare(res: Results, num: Num, kind: str, strong: bool, item: IndexedFindin
         return
     says = _says(masked, num, header, item)
     res.add_bad(item.name, says, actual_text(item, kind), _message(kind, num, says, item, header))
+
+
+def _bare_rate(num: Num, item: IndexedFinding, header: str) -> tuple[Num, str] | None:
+    """A number without % under a rate header: a fraction or percent points; for a check without a rate a whole
+    number is its observed value (row_count and freshness put it there) and "0" on a passing one is harmless."""
+    if item.facts.rate is None and not num.decimals:
+        return None if num.value == 0 and item.status == "pass" else (num, "generic")
+    return _as_percent(num, header), "rate"
 
 
 def _threshold(res: Results, num: Num, item: IndexedFinding) -> None:
