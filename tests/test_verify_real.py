@@ -229,3 +229,14 @@ def test_cut_drafts_name_where_they_stop() -> None:
     for draft_id, reason in expected.items():
         cut = [b for b in bad_of(by_id(draft_id)) if b.actual == "the report is cut off"]
         assert cut and reason in cut[0].message, (draft_id, [b.message for b in cut])
+
+
+def test_closed_reasoning_and_echoed_tag_are_removed() -> None:
+    """Real reasoning (draft s102) closed with </think> before a real fenced report (s106), inside an echoed
+    <report> tag: verify sees exactly what it sees in the bare report."""
+    reasoning = text_of(by_id("q05-library-think-t0.8-s102"))
+    report = text_of(by_id("q05-library-fenced-t0.8-s106"))
+    wrapped = f"{reasoning}\n</think>\n<report>\nHere is the report:\n\n{report}\n</report>\n"
+    doc = findings("library.json")
+    assert unwrap(wrapped).text == unwrap(report).text
+    assert [b.model_dump() for b in verify_fn(wrapped, doc).bad] == [b.model_dump() for b in verify_fn(report, doc).bad]
