@@ -8,10 +8,12 @@ from collections.abc import Callable
 from typing import Any
 
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import NoSuchModuleError
 from sqlglot import exp
 
 from watchdog.errors import DatabaseUnavailable
 from watchdog.redact import safe_url
+from watchdog.sandbox import cancel as cancelling
 from watchdog.sandbox.policy import ReadOnlyPolicy, sqlglot_dialect
 from watchdog.sandbox.result import QueryResult
 from watchdog.sandbox.sessions import Session, open_session
@@ -20,6 +22,20 @@ from watchdog.settings import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, DatabaseConfi
 log = logging.getLogger(__name__)
 
 DEFAULT_MAX_BYTES = 16 * 1024 * 1024
+
+
+def unknown_dialect(drivername: str) -> str:
+    """The message for a URL whose database kind or driver SQLAlchemy cannot load."""
+    backend, _, driver = drivername.partition("+")
+    if driver and backend in ("sqlite", "postgresql", "mysql", "mariadb"):
+        return (f"the driver {driver!r} for {backend} is not installed or not known; "
+                f"use e.g. {_EXAMPLES[backend]}")
+    return (f"unknown database kind {drivername!r} in the URL; watchdog reads SQLite, PostgreSQL and "
+            f"MySQL/MariaDB, e.g. {_EXAMPLES['sqlite']}, {_EXAMPLES['postgresql']} or {_EXAMPLES['mysql']}")
+
+
+_EXAMPLES = {"sqlite": "sqlite:///path/to/file.db", "postgresql": "postgresql+psycopg://user@host/db",
+             "mysql": "mysql+pymysql://user@host/db", "mariadb": "mysql+pymysql://user@host/db"}
 
 
 class Sandbox:
@@ -54,7 +70,10 @@ class Sandbox:
         self.max_bytes = int(max_bytes)
         self.dialect = sqlglot_dialect(parsed.get_backend_name())
         self.policy = policy or ReadOnlyPolicy(self.dialect)
-        self._session = session or open_session(url)
+        try:
+            self._session = session or open_session(url)
+        except NoSuchModuleError:
+            raise DatabaseUnavailable(unknown_dialect(parsed.drivername)) from None
         self._listeners: list[Callable[[str], None]] = []
         self._lock = threading.Lock()
 
@@ -69,6 +88,8 @@ class Sandbox:
     def query(self, sql: str, *, max_rows: int | None = None, timeout_s: float | None = None) -> QueryResult:
         """Run one read statement and return its rows (raises a SandboxError subclass)."""
         self.policy.vet(sql)
+        if cancelling.stopping():
+            raise DatabaseUnavailable("not run: watchdog is stopping (running statements were cancelled)")
         for listener in self._listeners:
             listener(sql)
         log.debug("query on %s: %s", self.display_url, sql)
@@ -78,6 +99,25 @@ class Sandbox:
             max_bytes=self.max_bytes,
             timeout_s=self.timeout_s if timeout_s is None else float(timeout_s),
         )
+
+    def columns(self, table: str) -> list[dict[str, str]]:
+        """The columns of ``table`` from the catalog: ``[{"name", "type", "generic"}]`` (see catalog.py)."""
+        from watchdog.sandbox.catalog import describe
+
+        with self._lock:
+            return describe(self._session, table)
+
+    def column_types(self, table: list[str]) -> dict[str, tuple[str, str]]:
+        """``{column: (kind, declared type)}`` of ``table`` (dotted parts), read from the catalogue and
+        cached for the sandbox's life; empty when it cannot be read. See :mod:`watchdog.sandbox.catalog`."""
+        from watchdog.sandbox.catalog import column_types
+
+        key = tuple(table)
+        cache = self.__dict__.setdefault("_column_types", {})
+        if key not in cache:
+            with self._lock:
+                cache[key] = column_types(self._session, list(table))
+        return dict(cache[key])
 
     def close(self) -> None:
         self._session.close()

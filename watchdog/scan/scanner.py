@@ -7,9 +7,10 @@ a few failing rows for each check that breaches.
 
 from __future__ import annotations
 
+import copy
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -17,6 +18,7 @@ from typing import Any
 from watchdog import __version__
 from watchdog.errors import (
     DatabaseUnavailable,
+    Interrupted,
     QueryError,
     QueryTimeout,
     SandboxError,
@@ -25,11 +27,14 @@ from watchdog.errors import (
 from watchdog.findings import SAMPLE_TEXT_LIMIT, Finding, FindingsDoc, Status, Summary, jsonable
 from watchdog.redact import redact
 from watchdog.sandbox import Sandbox
-from watchdog.scan.check_types import Aggregate, Check, Metric
+from watchdog.scan import anomalies
+from watchdog.scan.check_types import Aggregate, Check, Columns, Metric, Standalone
 from watchdog.scan.planner import Statement, batch_statements, plan
+from watchdog.scan.sqlbuild import split_name
 from watchdog.settings import DEFAULT_SAMPLE
 
 Progress = Callable[[int, int, str], None]
+NOT_RUN = "not run: the scan was interrupted"
 
 
 @dataclass
@@ -40,22 +45,42 @@ class _Measured:
 
 
 def scan(sandbox: Sandbox, checks: list[Check], *, sample: int = DEFAULT_SAMPLE, suites: list[str] | None = None,
-         on_progress: Progress | None = None) -> FindingsDoc:
-    """Run ``checks`` and return the findings document (never raises for a check's own failure)."""
+         on_progress: Progress | None = None, history: Mapping[str, list[dict[str, Any]]] | None = None) -> FindingsDoc:
+    """Run ``checks`` and return the findings document (never raises for a check's own failure).
+
+    ``history``: each check's findings in earlier runs of the audit (oldest first), for ``anomaly:``
+    and ``schema_changes``."""
+    for check in checks:
+        check.past = list((history or {}).get(check.name, []))
     started = datetime.now(UTC)
     clock = time.monotonic()
+    checks = with_column_types(sandbox, checks)
     the_plan = plan(checks, sandbox.dialect)
     measured = _Measured()
     steps = len(the_plan.statements)
-    for i, statement in enumerate(the_plan.statements):
+    interrupted = False
+    try:
+        for i, statement in enumerate(the_plan.statements):
+            if on_progress:
+                on_progress(i, steps, statement.table or "custom query")
+            _run_statement(sandbox, statement, measured)
         if on_progress:
-            on_progress(i, steps, statement.table or "custom query")
-        _run_statement(sandbox, statement, measured)
-    if on_progress:
-        on_progress(steps, steps, "samples")
-    findings = [_finding(sandbox, check, the_plan.needs.get(check.name), the_plan.errors.get(check.name), measured,
-                         sample) for check in checks]
-    return FindingsDoc(
+            on_progress(steps, steps, "samples")
+    except KeyboardInterrupt:  # keep what finished; the rest is marked not run
+        interrupted = True
+        for statement in the_plan.statements:
+            for metric in statement.metrics:
+                if metric not in measured.values:
+                    measured.failures.setdefault(metric, NOT_RUN)
+    findings = []
+    for check in checks:
+        needs, error = the_plan.needs.get(check.name), the_plan.errors.get(check.name)
+        try:
+            findings.append(_finding(sandbox, check, needs, error, measured, 0 if interrupted else sample))
+        except KeyboardInterrupt:  # while fetching samples: the figures are in, only the sample is lost
+            interrupted = True
+            findings.append(_finding(sandbox, check, needs, error, measured, 0))
+    doc = FindingsDoc(
         database=sandbox.display_url,
         started_at=started.isoformat(timespec="seconds").replace("+00:00", "Z"),
         duration_s=round(time.monotonic() - clock, 3),
@@ -65,6 +90,27 @@ def scan(sandbox: Sandbox, checks: list[Check], *, sample: int = DEFAULT_SAMPLE,
         watchdog_version=__version__,
         error=measured.unavailable,
     )
+    if interrupted:
+        not_run = sum(f.error == NOT_RUN for f in findings)
+        doc.error = f"interrupted (Ctrl-C): {not_run} of {len(findings)} checks did not run"
+        raise Interrupted(doc)
+    return doc
+
+
+def with_column_types(sandbox: Sandbox, checks: list[Check]) -> list[Check]:
+    """Checks whose meaning depends on column types get a copy with the table's types (one catalogue
+    read per table); the others are returned as they are."""
+    out = []
+    for check in checks:
+        if check.needs_column_types and check.table and hasattr(sandbox, "column_types"):
+            try:
+                kinds = sandbox.column_types(split_name(check.table))
+            except (ValueError, WatchdogError):
+                kinds = {}
+            check = copy.copy(check)
+            check.column_kinds = kinds
+        out.append(check)
+    return out
 
 
 def _fail_all(statement: Statement, measured: _Measured, message: str) -> None:
@@ -77,8 +123,13 @@ def _run_statement(sandbox: Sandbox, statement: Statement, measured: _Measured) 
     if measured.unavailable:
         _fail_all(statement, measured, measured.unavailable)
         return
+    first = statement.metrics[0] if statement.metrics else None
+    if isinstance(first, Columns):
+        _read_columns(sandbox, first, measured)
+        return
+    many = first.rows if isinstance(first, Standalone) and first.rows > 1 else 0
     try:
-        result = sandbox.query(statement.sql, max_rows=2)
+        result = sandbox.query(statement.sql, max_rows=max(2, many))
     except DatabaseUnavailable as exc:
         measured.unavailable = f"database unavailable: {redact(exc)}"
         _run_statement(sandbox, statement, measured)
@@ -92,7 +143,17 @@ def _run_statement(sandbox: Sandbox, statement: Statement, measured: _Measured) 
         else:
             _fail_all(statement, measured, f"{exc.prefix}: {redact(exc)}")
         return
+    if many:  # a statement that returns one row per bucket
+        measured.values[statement.metrics[0]] = list(result.rows)
+        return
     _store_rows(statement, result.rows, measured)
+
+
+def _read_columns(sandbox: Sandbox, metric: Columns, measured: _Measured) -> None:
+    try:
+        measured.values[metric] = sandbox.columns(metric.table)
+    except SandboxError as exc:
+        measured.failures[metric] = f"{exc.prefix}: {redact(exc)}"
 
 
 def _store_rows(statement: Statement, rows: list[tuple[Any, ...]], measured: _Measured) -> None:
@@ -133,10 +194,11 @@ def _finding(sandbox: Sandbox, check: Check, needs: list[Metric] | None, plan_er
     if failures:
         return Finding(**base, status="error", error=_explain(failures[0], check))
     try:
-        m = check.measure({metric: measured.values[metric] for metric in needs}, sandbox.dialect)
+        values = {metric: measured.values[metric] for metric in needs}
+        m = anomalies.evaluate(check, check.measure(values, sandbox.dialect), values)
     except (QueryError, ValueError, TypeError) as exc:
         return Finding(**base, status="error", error=redact(exc))
-    status: Status = check.options.severity if check.breached(m) else "pass"
+    status: Status = check.options.severity if anomalies.breached(check, m) else "pass"
     finding = Finding(**base, status=status, failing=m.failing, total=m.total, rate=m.rate, observed=m.observed,
                       details=jsonable(m.details))
     if status != "pass" and sample > 0:

@@ -51,6 +51,9 @@ class Facts:
     derived: list[float]
     check: str = ""
     list_sizes: list[float] = field(default_factory=list)
+    #: an ``anomaly:``'s value, expected value and band (a rate as a fraction when ``anomaly_rate``)
+    anomaly: list[float] = field(default_factory=list)
+    anomaly_rate: bool = False
 
     @classmethod
     def of(cls, f: Finding) -> Facts:
@@ -70,9 +73,12 @@ class Facts:
         rate = f.rate
         if rate is None and failing is not None and total:
             rate = failing / total
+        a = f.details.get("anomaly")
+        band = [v for v in (as_float(a.get(k)) for k in ("value", "expected", "low", "high")) if v is not None] \
+            if isinstance(a, dict) else []
         return cls(failing, total, observed, as_float(f.details.get("duplicate_values")),
                    as_float(f.details.get("excess_rows")), rate, params, as_float(p.get("max_rate")), max_age, derived,
-                   f.check, list_sizes)
+                   f.check, list_sizes, band, isinstance(a, dict) and a.get("metric") == "rate")
 
     def values(self, kind: str) -> list[float]:
         """The figures a claim of ``kind`` may equal. Parameters (thresholds) are never among them: a number
@@ -111,12 +117,14 @@ class Facts:
 
     def _generic(self) -> list[float]:
         counts = [v for v in (self.failing, self.total, self.observed, self.dup, self.excess) if v is not None]
-        return counts + self.list_sizes + self.derived
+        return counts + self.list_sizes + self.derived + ([] if self.anomaly_rate else self.anomaly)
 
     def _rate(self) -> list[float]:
         if self.rate is None:
             return []
         out = [self.rate * 100, (1 - self.rate) * 100]
+        if self.anomaly_rate:
+            out += [v * 100 for v in self.anomaly]
         if self.max_rate is not None:
             out.append(self.max_rate * 100)
         for v in (self.dup, self.excess):
@@ -125,7 +133,7 @@ class Facts:
         return out
 
     def _age(self) -> list[float]:
-        out = [v for v in (self.observed, self.max_age) if v is not None]
+        out = [v for v in (self.observed, self.max_age) if v is not None] + self.anomaly
         if self.observed is not None and self.max_age is not None:
             out.append(self.observed - self.max_age)
         return out

@@ -9,12 +9,15 @@ values into a :class:`Measurement`. It never runs SQL itself.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import date, datetime
 from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 from sqlglot import exp
 
+from watchdog.errors import WatchdogError
 from watchdog.scan import sqlbuild
+from watchdog.scan.check_types.anomaly_options import AnomalyOptions
 
 Severity = Literal["fail", "warn"]
 
@@ -28,6 +31,8 @@ class CheckOptions(BaseModel):
     severity: Severity = "fail"
     where: str | None = Field(default=None, min_length=1)
     description: str | None = None
+    #: judge the check's figure against its history (see scan/anomalies.py)
+    anomaly: AnomalyOptions | None = None
 
 
 class RowCheckOptions(CheckOptions):
@@ -61,9 +66,22 @@ class Standalone:
 
     key: str
     sql: str = field(compare=False)
+    #: rows the statement may return (a GROUP BY per time bucket); 1: exactly one row
+    rows: int = field(default=1, compare=False)
 
 
-Metric = Aggregate | Standalone
+@dataclass(frozen=True)
+class Columns:
+    """The columns of ``table`` and their types, read from the catalog (not a query)."""
+
+    table: str
+
+    @property
+    def key(self) -> str:
+        return f"columns:{self.table}"
+
+
+Metric = Aggregate | Standalone | Columns
 
 
 @dataclass
@@ -102,12 +120,26 @@ class Check:
     short_form: ClassVar[str | None] = "column"
     #: thresholds max_count / max_rate make sense (row-level checks)
     row_level: ClassVar[bool] = True
+    #: the scanner reads the table's column types first and sets ``column_kinds`` (on a copy of the check)
+    needs_column_types: ClassVar[bool] = False
 
     def __init__(self, table: str | None, options: Any, params: dict[str, Any], source: str = ""):
         self.table = table
         self.options = options
         self.params = params
         self.source = source
+        #: this check's findings in earlier runs of the audit, oldest first (set by the scanner):
+        #: ``{"run_id", "started_at", "finding"}`` each
+        self.past: list[dict[str, Any]] = []
+
+        #: the line of the suite the check is written on (set by the suite reader)
+        self.line: int | None = None
+        #: ``{column: (kind, declared type)}`` from the catalogue (see ``needs_column_types``)
+        self.column_kinds: dict[str, tuple[str, str]] = {}
+
+    def column_kind(self, column: str | None) -> tuple[str, str]:
+        """(kind, declared type) of ``column``; ``("unknown", "")`` when the catalogue did not say."""
+        return self.column_kinds.get(column or "", ("unknown", ""))
 
     # ---- naming
     @property
@@ -165,6 +197,21 @@ class Check:
         over_count = max_count is not None and m.failing > max_count
         over_rate = max_rate is not None and m.rate is not None and m.rate > max_rate
         return over_count or over_rate
+
+
+class TypeMismatch(WatchdogError):
+    """The check's values and the column's type disagree (the check's status is ``error``)."""
+
+
+def value_kind(value: Any) -> str:
+    """The kind of a value written in a suite: boolean, number, temporal or text."""
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, (date, datetime)):
+        return "temporal"
+    return "text"
 
 
 def as_int(value: Any) -> int:
