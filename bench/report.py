@@ -141,9 +141,18 @@ def verify_table(v: dict[str, Any]) -> str:
              f"{100 * v['wrong_flagged_share']:.1f}%", v["wrong_flagged_for_expected_items"],
              f"{v['ms_per_report']['median']:.2f} ({v['ms_per_report']['min']:.2f}–{v['ms_per_report']['max']:.2f})",
              f"{v['slowest_report']['ms']:.1f} ({v['slowest_report']['id']})"]]
-    return ("Report truthfulness: verify_fn on tests/verify_corpus (targets: 0 false alarms, ≥95% of wrong reports "
-            "flagged)\n" + table(["cases", "correct", "false alarms", "wrong", "flagged", "share flagged",
-                                 "flagged for the expected item", "ms/report median (min–max)", "slowest ms"], rows))
+    out = ("Report truthfulness: verify_fn on tests/verify_corpus (targets: 0 false alarms, ≥95% of wrong reports "
+           "flagged)\n" + table(["cases", "correct", "false alarms", "wrong", "flagged", "share flagged",
+                                "flagged for the expected item", "ms/report median (min–max)", "slowest ms"], rows))
+    real = v.get("real")
+    if real and real.get("drafts"):
+        out += ("\n\nReal drafts of local models (tests/verify_corpus/real.yaml)\n"
+                + table(["drafts", "models", "correct drafts", "cut off", "labelled items", "detected",
+                         "false alarms", "ms/draft median"],
+                        [[real["drafts"], ", ".join(real["models"]), real["correct_drafts"], real["cut_off_drafts"],
+                          real["labelled_items"], real["detected"], real["false_alarms"],
+                          real["ms_per_draft"]["median"]]]))
+    return out
 
 
 def _roles(tokens: dict[str, Any] | None) -> str:
