@@ -18,7 +18,7 @@ SCALARS = frozenset({
     "abs", "coalesce", "nullif", "lower", "upper", "length", "substr", "substring", "trim", "ltrim", "rtrim",
     "replace", "round", "sign", "ceil", "ceiling", "floor", "sqrt", "exp", "ln", "log", "log10", "mod", "pi",
     "power", "pow", "degrees", "radians", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "concat",
-    "concat_ws", "char_length", "character_length", "octet_length", "cast",
+    "concat_ws", "like", "char_length", "character_length", "octet_length", "cast",
 })
 
 #: words sqlglot reads as a function when a parenthesis follows, and that are plain syntax

@@ -46,11 +46,12 @@ MYSQL_FUNCTIONS = frozenset({
     "connection_id", "is_used_lock", "is_free_lock",
 })
 
-#: functions MariaDB documents as not deterministic that a read may still call: random numbers,
-#: the clock, and read-only looks at the own session and named-lock state
+#: functions MariaDB documents as not deterministic, or files under information functions, that a
+#: read may still call: random numbers, the clock, read-only looks at the own session and named-lock
+#: state, character-set metadata, and LAST_VALUE (also a window function)
 MYSQL_VOLATILE_ALLOWED = frozenset({
     "rand", "now", "sysdate", "current_timestamp", "localtime", "localtimestamp", "curdate", "curtime",
     "current_date", "current_time", "utc_date", "utc_time", "utc_timestamp", "unix_timestamp",
     "connection_id", "is_used_lock", "is_free_lock", "user", "current_user", "session_user", "system_user",
-    "database", "schema", "version",
+    "database", "schema", "version", "charset", "coercibility", "collation", "last_value",
 })

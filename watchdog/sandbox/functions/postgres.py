@@ -16,7 +16,7 @@ POSTGRES_FUNCTIONS = frozenset({
     "regr_intercept", "regr_r2", "regr_slope", "regr_sxx", "regr_sxy", "regr_syy", "percentile_cont",
     "percentile_disc", "mode", "range_agg", "range_intersect_agg", "xmlagg", "any_value",
     # strings
-    "initcap", "left", "right", "lpad", "rpad", "btrim", "translate", "reverse", "repeat", "strpos",
+    "initcap", "left", "right", "lpad", "rpad", "btrim", "translate", "reverse", "repeat", "strpos", "position",
     "format", "split_part", "starts_with", "overlay", "ascii", "chr", "md5", "sha224", "sha256", "sha384",
     "sha512", "encode", "decode", "to_hex", "quote_ident", "quote_literal", "quote_nullable", "bit_length",
     "string_to_array", "string_to_table", "array_to_string", "unistr", "normalize", "convert_from",
@@ -33,7 +33,7 @@ POSTGRES_FUNCTIONS = frozenset({
     "statement_timestamp", "transaction_timestamp", "date_trunc", "date_part", "date_bin", "age",
     "make_date", "make_time", "make_timestamp", "make_timestamptz", "make_interval", "to_char", "to_date",
     "to_timestamp", "to_number", "justify_days", "justify_hours", "justify_interval", "isfinite", "timezone",
-    "date", "extract",
+    "date", "extract", "interval",
     # JSON
     "to_json", "to_jsonb", "row_to_json", "array_to_json", "json_build_object", "jsonb_build_object",
     "json_build_array", "jsonb_build_array", "json_object", "jsonb_object", "json_array_length",
