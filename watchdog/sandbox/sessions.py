@@ -37,6 +37,7 @@ from sqlalchemy.engine import URL, make_url
 
 from watchdog.errors import DatabaseUnavailable, QueryError, QueryRefused, QueryTimeout
 from watchdog.redact import redact
+from watchdog.sandbox import limits
 from watchdog.sandbox.limits import CONNECT_TIMEOUT_S, DEADLINE_GRACE_S  # noqa: F401
 from watchdog.sandbox.result import QueryResult, fetch_capped
 from watchdog.sandbox.sqlite_session import SQLiteSession
@@ -221,19 +222,37 @@ def _driver_message(exc: BaseException) -> str:
     return redact(lines[0] if lines else type(exc).__name__)[:500]
 
 
+def _may_set_temp_file_limit(cur: Any) -> bool:
+    """True when the connected PostgreSQL role may set ``temp_file_limit`` (a superuser-only setting)."""
+    cur.execute("SELECT current_setting('is_superuser') = 'on', current_setting('server_version_num')::int")
+    superuser, version = cur.fetchone()
+    if superuser:
+        return True
+    if version < 150000:  # GRANT SET ON PARAMETER exists from PostgreSQL 15
+        return False
+    cur.execute("SELECT has_parameter_privilege('temp_file_limit', 'SET')")
+    return bool(cur.fetchone()[0])
+
+
 class PostgresSession(_EngineSession):
     dialect_name = "postgresql"
 
     def __init__(self, url: URL):
         super().__init__(url, {"connect_timeout": CONNECT_TIMEOUT_S, "application_name": "watchdog"})
+        #: whether this role may set temp_file_limit (a superuser, or SET granted on PostgreSQL 15+)
+        self._may_limit_temp: bool | None = None
 
     def _begin(self, conn: sa.Connection, raw: Any, timeout_s: float) -> None:
         ms = max(1, int(timeout_s * 1000))
         with raw.cursor() as cur:
             cur.execute("BEGIN TRANSACTION READ ONLY")
+            if self._may_limit_temp is None:
+                self._may_limit_temp = _may_set_temp_file_limit(cur)
+            temp = f", set_config('temp_file_limit', '{int(limits.TEMP_FILE_LIMIT_KB)}', true)" if (
+                self._may_limit_temp) else ""
             # standard_conforming_strings: 'a\' is a whole string, as the parser read it
             cur.execute(f"SELECT set_config('statement_timeout', '{ms}', true), set_config('lock_timeout', '{ms}', true), "
-                        "set_config('standard_conforming_strings', 'on', true)")
+                        f"set_config('standard_conforming_strings', 'on', true){temp}")
 
     def _cursor(self, raw: Any, max_rows: int) -> Any:
         # a server-side cursor: rows stream in batches, and DECLARE accepts exactly one SELECT/VALUES
