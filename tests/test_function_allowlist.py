@@ -70,7 +70,8 @@ def _postgres_catalogue(db: TestDatabase) -> dict[str, tuple[bool, bool]]:
 def _mariadb_catalogue(db: TestDatabase) -> dict[str, bool]:
     """name -> risky (a documented volatile/state function, or listed in a state/admin help category)."""
     with db.engine.connect() as conn:
-        names = {str(r[0]).lower() for r in conn.execute(sa.text("SELECT FUNCTION FROM information_schema.SQL_FUNCTIONS"))}
+        listed = conn.execute(sa.text("SELECT FUNCTION FROM information_schema.SQL_FUNCTIONS"))
+        names = {str(r[0]).lower() for r in listed}
         help_rows = conn.execute(sa.text(
             "SELECT t.name, c.name FROM mysql.help_topic t JOIN mysql.help_category c "
             "ON c.help_category_id = t.help_category_id")).all()

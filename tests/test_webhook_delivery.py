@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from watchdog.delivery.base import DeliveryError, RunPackage
-from watchdog.delivery.webhook import WebhookChannel, safe_url
+from watchdog.delivery.webhook import WebhookChannel
+from watchdog.redact import redact_url
 from watchdog.run.scan_run import run_scan
 from watchdog.testing.smtp_sink import unused_port
 
@@ -149,7 +150,7 @@ def test_user_info_in_the_url_is_sent_as_basic_auth(package, receiver):
     assert auth == "Basic " + base64.b64encode(b"bot:hunter@22").decode()
 
 
-def test_safe_url_masks_credentials_queries_and_token_paths():
-    assert safe_url("https://u:p@hooks.example.com/services/T0001/B0001/a1b2c3d4e5f6g7h8i9?x=1#f") == \
+def test_redact_url_masks_credentials_queries_and_token_paths():
+    assert redact_url("https://u:p@hooks.example.com/services/T0001/B0001/a1b2c3d4e5f6g7h8i9?x=1#f") == \
         "https://***@hooks.example.com/services/T0001/B0001/***?***"
-    assert safe_url("http://127.0.0.1:8080/hook") == "http://127.0.0.1:8080/hook"
+    assert redact_url("http://127.0.0.1:8080/hook") == "http://127.0.0.1:8080/hook"

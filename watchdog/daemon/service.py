@@ -36,7 +36,7 @@ from watchdog.daemon.scheduler import (
 from watchdog.daemon.triggers import describe_schedule
 from watchdog.errors import WatchdogError
 from watchdog.exit_codes import ExitCode
-from watchdog.redact import redact, safe_url
+from watchdog.redact import redact, redact_url
 from watchdog.settings import Settings
 
 DEFAULT_GRACE_S = 60.0
@@ -67,7 +67,7 @@ def _open_history(url: str, attempts: int = 3) -> Any:
                 time.sleep(0.2 * attempt)
                 continue
             first = (str(getattr(exc, "orig", None) or exc).splitlines() or [type(exc).__name__])[0]
-            raise WatchdogError(f"cannot open the history database {safe_url(url)}: {redact(first)}") from None
+            raise WatchdogError(f"cannot open the history database {redact_url(url)}: {redact(first)}") from None
     raise AssertionError("unreachable")
 
 
@@ -162,7 +162,7 @@ class Daemon:
             log.warning("no audit has a schedule: only the outbox is served")
         until = f", stopping after {self.duration:g}s" if self.duration else ""
         log.info("serving %d scheduled audit(s) from %s (pid %d; jobs in %s, table %s; outbox every %gs%s); "
-                 "stop with SIGTERM or Ctrl-C", len(scheduled), settings.source, os.getpid(), safe_url(url), JOBS_TABLE,
+                 "stop with SIGTERM or Ctrl-C", len(scheduled), settings.source, os.getpid(), redact_url(url), JOBS_TABLE,
                  settings.scheduler.outbox_interval_s, until)
 
     def _wait(self) -> str:

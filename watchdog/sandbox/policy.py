@@ -181,7 +181,7 @@ def _called_name(node: exp.Func, sql: str) -> str | None:
 def _vet_parser_words(tokens: list[Token], dialect: Dialect, allowed: frozenset[str]) -> None:
     """Check the names sqlglot reads with dedicated parsers (CAST, DECODE, CONVERT...) from the tokens."""
     special = dialect.parser_class.FUNCTION_PARSERS
-    for token, nxt in zip(tokens, tokens[1:]):
+    for token, nxt in zip(tokens, tokens[1:], strict=False):
         if nxt.token_type != TokenType.L_PAREN or token.token_type in _LITERAL_TOKENS:
             continue
         if token.text.upper() in special and token.text.lower() not in allowed:

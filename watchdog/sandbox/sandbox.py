@@ -10,7 +10,7 @@ from sqlalchemy.engine import make_url
 from sqlglot import exp
 
 from watchdog.errors import DatabaseUnavailable
-from watchdog.redact import safe_url
+from watchdog.redact import redact_url
 from watchdog.sandbox.policy import ReadOnlyPolicy, sqlglot_dialect
 from watchdog.sandbox.result import QueryResult
 from watchdog.sandbox.sessions import Session, open_session
@@ -42,8 +42,8 @@ class Sandbox:
         try:
             parsed = make_url(url)
         except Exception:
-            raise DatabaseUnavailable(f"not a database URL: {safe_url(url)!r}") from None
-        self.display_url = safe_url(url)
+            raise DatabaseUnavailable(f"not a database URL: {redact_url(url)!r}") from None
+        self.display_url = redact_url(url)
         self.timeout_s = float(timeout_s)
         self.max_rows = int(max_rows)
         self.max_bytes = int(max_bytes)

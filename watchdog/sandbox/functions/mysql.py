@@ -21,7 +21,7 @@ MYSQL_FUNCTIONS = frozenset({
     # regular expressions
     "regexp_replace", "regexp_substr", "regexp_instr", "regexp_like",
     # math
-    "truncate", "log2", "cot", "greatest", "least", "rand", "crc32",
+    "truncate", "log2", "cot", "greatest", "least", "rand",
     # date and time
     "now", "current_timestamp", "current_date", "current_time", "curdate", "curtime", "localtime",
     "localtimestamp", "sysdate", "date", "time", "timestamp", "year", "month", "day", "dayofmonth",
