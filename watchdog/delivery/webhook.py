@@ -47,7 +47,8 @@ class WebhookChannel:
         self._opener = urllib.request.build_opener(_NoRedirect())
 
     def targets(self) -> list[str]:
-        return [self.url]
+        """The URL as shown and recorded (history, outbox, logs): masked. :meth:`send` posts to the real one."""
+        return [redact_url(self.url)]
 
     @staticmethod
     def payload(package: RunPackage) -> dict[str, Any]:
@@ -56,6 +57,7 @@ class WebhookChannel:
                 "report_path": str(package.run_dir / "report.md")}
 
     def send(self, package: RunPackage, target: str) -> None:
+        target = self.url  # ``target`` is the masked form from targets(): the channel has one URL
         body = json.dumps(self.payload(package), ensure_ascii=False).encode("utf-8")
         headers = {"User-Agent": f"watchdog/{_version}", **self.headers,
                    "Content-Type": "application/json; charset=utf-8", "Idempotency-Key": package.run_id}
