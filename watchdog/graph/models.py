@@ -16,12 +16,12 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 from tenacity import (
     Retrying,
-    retry_if_exception,
+    retry_if_exception_type,
     stop_after_attempt,
     wait_random_exponential,
 )
 
-from watchdog.errors import WatchdogError
+from watchdog.errors import Terminal, Transient, WatchdogError
 from watchdog.redact import redact
 from watchdog.settings import LLMConfig
 
@@ -32,7 +32,15 @@ class LLMUnavailable(WatchdogError):
     """The model endpoint failed (after retries, or with an error not worth retrying)."""
 
 
-class LLMNotConfigured(WatchdogError):
+class ModelBusy(LLMUnavailable, Transient):
+    """One model call failed in a way worth retrying (rate limit, timeout, connection, 5xx)."""
+
+    def __init__(self, cause: BaseException):
+        super().__init__(f"{type(cause).__name__}: {redact(_short(cause))}")
+        self.cause = cause
+
+
+class LLMNotConfigured(WatchdogError, Terminal):
     """--llm was asked for, but no endpoint is configured."""
 
 
@@ -82,8 +90,8 @@ def build_models(config: LLMConfig) -> Models:
     return Models(planner=make("planner"), specialist=make("specialist"), evaluator=make("evaluator"))
 
 
-def is_transient(exc: BaseException) -> bool:
-    """Worth retrying: rate limits, timeouts, connection errors, 5xx."""
+def endpoint_transient(exc: BaseException) -> bool:
+    """An endpoint error worth retrying: rate limits, timeouts, connection errors, 5xx."""
     try:
         import openai
     except ImportError:  # pragma: no cover
@@ -110,21 +118,33 @@ def usage_of(message: Any) -> dict[str, int]:
             "calls": 1}
 
 
+def _attempt(runnable: Any, messages: list[BaseMessage]) -> Any:
+    """One call; an endpoint error worth retrying becomes :class:`ModelBusy` (a ``Transient``)."""
+    try:
+        return runnable.invoke(messages)
+    except Exception as exc:
+        if endpoint_transient(exc):
+            raise ModelBusy(exc) from exc
+        raise
+
+
 def invoke(runnable: Any, messages: list[BaseMessage], *, attempts: int = 4, max_wait_s: float = 8.0) -> Call:
     """Invoke a model (or a structured-output runnable) with retries; raise LLMUnavailable on failure."""
     start = time.monotonic()
-    retrying = Retrying(stop=stop_after_attempt(attempts), wait=wait_random_exponential(multiplier=0.25, max=max_wait_s),
-                        retry=retry_if_exception(is_transient), reraise=True)
+    retrying = Retrying(stop=stop_after_attempt(attempts), reraise=True,
+                        wait=wait_random_exponential(multiplier=0.25, max=max_wait_s),
+                        retry=retry_if_exception_type(Transient))
     tries = 0
     try:
         for attempt in retrying:
             with attempt:
                 tries += 1
-                result = runnable.invoke(messages)
+                result = _attempt(runnable, messages)
     except Exception as exc:  # endpoint down, auth error, bad request...
-        kind = "after retries" if is_transient(exc) else "not retried"
-        raise LLMUnavailable(f"model call failed ({kind}, {tries} attempt(s)): {type(exc).__name__}: "
-                             f"{redact(_short(exc))}") from None
+        cause = exc.cause if isinstance(exc, ModelBusy) else exc
+        kind = "after retries" if isinstance(exc, Transient) else "not retried"
+        raise LLMUnavailable(f"model call failed ({kind}, {tries} attempt(s)): {type(cause).__name__}: "
+                             f"{redact(_short(cause))}") from None
     raw = result.get("raw") if isinstance(result, dict) else result
     return Call(result, usage_of(raw) if isinstance(raw, AIMessage) else {"input": 0, "output": 0, "calls": 1},
                 time.monotonic() - start, tries)

@@ -10,7 +10,7 @@ import time
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any, Literal
 
 from langchain_core.messages import HumanMessage, SystemMessage
@@ -43,7 +43,7 @@ class GraphDeps:
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+    return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
 def _entry(step: str, state: ReportState, **fields: Any) -> dict[str, Any]:
