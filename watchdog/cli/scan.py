@@ -124,7 +124,7 @@ def _statement(sql: str | None, sql_file: TextIO | None) -> str:
     if sql_file is not None:
         return sql_file.read()
     if sql == "-":
-        return click.get_text_stream("stdin").read()
+        return sys.stdin.read()
     if sql is None:
         raise click.UsageError("no statement: give it as an argument, with --file F, or on standard input (-)")
     return sql

@@ -131,7 +131,7 @@ class ReadOnlyPolicy:
             raise QueryRefused("the statement is nested too deeply to check") from None
         return tree
 
-    def _vet_node(self, node: exp.Expression, sql: str, allowed: frozenset[str]) -> None:
+    def _vet_node(self, node: exp.Expr, sql: str, allowed: frozenset[str]) -> None:
         for kind, label in FORBIDDEN_NODES.items():
             if isinstance(node, kind):
                 raise QueryRefused(f"{label} is not allowed")
@@ -161,7 +161,7 @@ def _has_unicode_identifier(sql: str) -> bool:
     return False
 
 
-def _called_name(node: exp.Func, sql: str) -> str | None:
+def _called_name(node: exp.Expr, sql: str) -> str | None:
     """The function name as the statement spells it, or None for a node built from syntax.
 
     sqlglot records where a called name stands in the text; a node without that position comes
@@ -188,7 +188,7 @@ def _vet_parser_words(tokens: list[Token], dialect: Dialect, allowed: frozenset[
             raise QueryRefused(f"function '{token.text.lower()}' is not allowed")
 
 
-def _describe(tree: exp.Expression) -> str:
+def _describe(tree: exp.Expr) -> str:
     if isinstance(tree, exp.Command):
         return str(tree.this).upper()
     return tree.key.upper()
