@@ -23,6 +23,7 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 import sqlglot
 from sqlglot import exp
@@ -122,7 +123,7 @@ class ReadOnlyPolicy:
         tree = statements[0]
         if not isinstance(tree, READ_ROOTS):
             raise QueryRefused(f"only a read (SELECT, UNION, WITH ... SELECT, VALUES) is allowed, got {_describe(tree)}")
-        allowed = allowed_functions(self.dialect) | SYNTAX_WORDS
+        allowed = _allowed(self.dialect)
         _vet_parser_words(tokens, dialect, allowed)
         try:
             for node in tree.walk():
@@ -159,6 +160,11 @@ def _has_unicode_identifier(sql: str) -> bool:
                 and name.token_type == TokenType.IDENTIFIER and amp.start == u.end + 1 and name.start == amp.end + 1):
             return True
     return False
+
+
+@lru_cache(maxsize=None)
+def _allowed(dialect: str) -> frozenset[str]:
+    return allowed_functions(dialect) | SYNTAX_WORDS
 
 
 def _called_name(node: exp.Expr, sql: str) -> str | None:
