@@ -15,7 +15,8 @@ from langchain_core.runnables import RunnableLambda
 from pydantic import PrivateAttr
 
 
-def ai(text: str = "", *, tool_calls: list[dict[str, Any]] | None = None, tokens: tuple[int, int] = (10, 5)) -> AIMessage:
+def ai(text: str = "", *, tool_calls: list[dict[str, Any]] | None = None,
+       tokens: tuple[int, int] = (10, 5)) -> AIMessage:
     usage = {"input_tokens": tokens[0], "output_tokens": tokens[1], "total_tokens": sum(tokens)}
     return AIMessage(content=text, tool_calls=tool_calls or [], usage_metadata=usage)
 

@@ -134,7 +134,7 @@ class Daemon:
     def _install_signal_handlers(self) -> dict[int, Any]:
         if threading.current_thread() is not threading.main_thread():
             return {}
-        previous = {}
+        previous: dict[int, Any] = {}
         for signum in (signal.SIGTERM, signal.SIGINT):
             previous[signum] = signal.signal(signum, self._on_signal)
         return previous
@@ -162,8 +162,8 @@ class Daemon:
             log.warning("no audit has a schedule: only the outbox is served")
         until = f", stopping after {self.duration:g}s" if self.duration else ""
         log.info("serving %d scheduled audit(s) from %s (pid %d; jobs in %s, table %s; outbox every %gs%s); "
-                 "stop with SIGTERM or Ctrl-C", len(scheduled), settings.source, os.getpid(), redact_url(url), JOBS_TABLE,
-                 settings.scheduler.outbox_interval_s, until)
+                 "stop with SIGTERM or Ctrl-C", len(scheduled), settings.source, os.getpid(), redact_url(url),
+                 JOBS_TABLE, settings.scheduler.outbox_interval_s, until)
 
     def _wait(self) -> str:
         deadline = time.monotonic() + self.duration if self.duration else None

@@ -23,7 +23,7 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 import sqlglot
 from sqlglot import exp
@@ -38,10 +38,10 @@ from watchdog.sandbox.functions import DENIED_RELATIONS, SYNTAX_WORDS, allowed_f
 logging.getLogger("sqlglot").setLevel(logging.ERROR)
 
 #: statement roots that are reads
-READ_ROOTS: tuple[type[exp.Expression], ...] = (exp.Select, exp.SetOperation, exp.Values, exp.Subquery)
+READ_ROOTS: tuple[type[exp.Expr], ...] = (exp.Select, exp.SetOperation, exp.Values, exp.Subquery)
 
 #: node types that write, lock or change session state, wherever they appear in the tree
-FORBIDDEN_NODES: dict[type[exp.Expression], str] = {
+FORBIDDEN_NODES: dict[type[exp.Expr], str] = {
     exp.Insert: "INSERT",
     exp.Update: "UPDATE",
     exp.Delete: "DELETE",
@@ -99,7 +99,7 @@ class ReadOnlyPolicy:
 
     dialect: str
 
-    def vet(self, sql: str) -> exp.Expression:
+    def vet(self, sql: str) -> exp.Expr:
         """Return the parsed statement, or raise QueryRefused saying why it was refused."""
         if len(sql) > MAX_STATEMENT_CHARS:
             raise QueryRefused(f"the statement is too long ({len(sql)} characters, at most {MAX_STATEMENT_CHARS})")
@@ -122,7 +122,8 @@ class ReadOnlyPolicy:
             raise QueryRefused(f"exactly one statement is allowed, got {len(statements)}")
         tree = statements[0]
         if not isinstance(tree, READ_ROOTS):
-            raise QueryRefused(f"only a read (SELECT, UNION, WITH ... SELECT, VALUES) is allowed, got {_describe(tree)}")
+            raise QueryRefused("only a read (SELECT, UNION, WITH ... SELECT, VALUES) is allowed, "
+                               f"got {_describe(tree)}")
         allowed = _allowed(self.dialect)
         _vet_parser_words(tokens, dialect, allowed)
         try:
@@ -155,14 +156,14 @@ class ReadOnlyPolicy:
 def _has_unicode_identifier(sql: str) -> bool:
     """True when the PostgreSQL tokens hold ``U&"..."``: U, & and a quoted name with nothing in between."""
     tokens = sqlglot.tokenize(sql, read="postgres")
-    for u, amp, name in zip(tokens, tokens[1:], tokens[2:]):
+    for u, amp, name in zip(tokens, tokens[1:], tokens[2:], strict=False):
         if (u.token_type == TokenType.VAR and u.text in ("u", "U") and amp.token_type == TokenType.AMP
                 and name.token_type == TokenType.IDENTIFIER and amp.start == u.end + 1 and name.start == amp.end + 1):
             return True
     return False
 
 
-@lru_cache(maxsize=None)
+@cache
 def _allowed(dialect: str) -> frozenset[str]:
     return allowed_functions(dialect) | SYNTAX_WORDS
 
