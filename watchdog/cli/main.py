@@ -13,7 +13,7 @@ from typing import NoReturn
 
 import click
 
-from watchdog.cli import audits, console, daemon, report, scan  # noqa: F401  (each registers its commands)
+from watchdog.cli import audits, console, daemon, dashboard, mcp, report, scan  # noqa: F401  (each registers its commands)
 from watchdog.cli.app import cli
 from watchdog.errors import QueryRefused, WatchdogError
 from watchdog.exit_codes import ExitCode
