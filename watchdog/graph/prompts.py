@@ -53,6 +53,14 @@ Rewrite the WHOLE report so that every listed issue is fixed, keeping what was r
 {REPORT_STRUCTURE}"""
 
 
+def _brief(details: dict[str, Any]) -> dict[str, Any]:
+    """Details without the long parts (an anomaly's series, a schema's full column list)."""
+    out = {k: v for k, v in details.items() if k != "columns"}
+    if isinstance(out.get("anomaly"), dict):
+        out["anomaly"] = {k: v for k, v in out["anomaly"].items() if k != "series"}
+    return out
+
+
 def findings_data(findings: dict[str, Any]) -> str:
     """The findings as delimited data: only what the report needs, samples capped."""
     keep = ("name", "check", "table", "column", "columns", "status", "severity", "params", "failing", "total",
@@ -61,6 +69,8 @@ def findings_data(findings: dict[str, Any]) -> str:
     for row in rows:
         if "sample" in row:
             row["sample"] = row["sample"][:3]
+        if isinstance(row.get("details"), dict):
+            row["details"] = _brief(row["details"])
     doc = {"database": findings.get("database"), "summary": findings.get("summary"), "findings": rows}
     return "<data>\n" + json.dumps(doc, indent=1, ensure_ascii=False, default=str) + "\n</data>"
 
