@@ -13,9 +13,18 @@ from typing import NoReturn
 
 import click
 
-from watchdog.cli import audits, console, daemon, dashboard, mcp, report, scan  # noqa: F401  (each registers its commands)
+from watchdog.cli import (  # noqa: F401  (each registers its commands)
+    audits,
+    console,
+    daemon,
+    dashboard,
+    mcp,
+    profile,  # noqa: F401  (registers profile and suggest)
+    report,
+    scan,
+)
 from watchdog.cli.app import cli
-from watchdog.errors import QueryRefused, WatchdogError
+from watchdog.errors import Interrupted, QueryRefused, WatchdogError
 from watchdog.exit_codes import ExitCode
 from watchdog.redact import redact
 
@@ -29,7 +38,10 @@ def main(argv: list[str] | None = None) -> None:
         cli.main(args=argv, prog_name="watchdog", standalone_mode=False)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
-    except click.exceptions.Abort:
+    except click.exceptions.Abort as exc:  # click turns Ctrl-C into Abort: it is still an interrupt
+        cause = exc.__cause__
+        if isinstance(cause, KeyboardInterrupt):
+            _interrupted(cause)
         console.error_line("error", "aborted")
         sys.exit(int(ExitCode.ERROR))
     except click.ClickException as exc:  # usage errors exit 3, not click's 2 (2 means "warnings")
@@ -45,14 +57,23 @@ def main(argv: list[str] | None = None) -> None:
             _traceback_and_exit()
         console.error_line(exc.prefix, exc)
         sys.exit(int(ExitCode.ERROR))
-    except KeyboardInterrupt:
-        console.error_line("error", "interrupted")
-        sys.exit(int(ExitCode.INTERRUPTED))
+    except KeyboardInterrupt as exc:
+        _interrupted(exc)
     except Exception as exc:  # a bug: still one line, with the way to see more
         if debug:
             _traceback_and_exit()
         console.error_line("error", f"unexpected {type(exc).__name__}: {redact(exc)} (run with --debug for details)")
         sys.exit(int(ExitCode.ERROR))
+
+
+def _interrupted(exc: KeyboardInterrupt) -> None:
+    """Ctrl-C: say what was kept (a scan writes the findings of the checks that finished), exit 130."""
+    if isinstance(exc, Interrupted) and exc.saved_to:
+        console.error_line("error", f"interrupted (Ctrl-C); the findings of the checks that finished were written "
+                                    f"to {exc.saved_to}, the rest are marked not run")
+    else:
+        console.error_line("error", "interrupted")
+    sys.exit(int(ExitCode.INTERRUPTED))
 
 
 def _traceback_and_exit() -> NoReturn:
