@@ -124,7 +124,7 @@ def test_query_prints_rows_and_json(run_cli, shop_db):
     table = run_cli("query", "--db", shop_db, "SELECT tier, count(*) AS n FROM customers GROUP BY tier ORDER BY tier")
     assert table.returncode == 0 and "basic" in table.stdout and "gold" in table.stdout
     as_json = run_cli("query", "--db", shop_db, "SELECT id FROM customers ORDER BY id", "--json", "--max-rows", "3")
-    assert json.loads(as_json.stdout) == {"columns": ["id"], "rows": [{"id": 1}, {"id": 2}, {"id": 3}],
+    assert json.loads(as_json.stdout) == {"columns": ["id"], "rows": [[1], [2], [3]],
                                           "truncated": True}
 
 

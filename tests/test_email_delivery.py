@@ -12,7 +12,7 @@ import pytest
 
 from watchdog.delivery.base import DeliveryError, RunPackage
 from watchdog.delivery.email import EmailSender, message_id
-from watchdog.redact import register_secret, safe_url
+from watchdog.redact import redact_url, register_secret
 from watchdog.run.scan_run import run_scan
 from watchdog.settings import SmtpConfig
 from watchdog.testing.smtp_sink import SmtpSink, self_signed_cert, tls_contexts, unused_port
@@ -224,7 +224,7 @@ def test_no_secret_anywhere_in_the_message(package):
     register_secret(DB_PASSWORD)
     register_secret(LEAKED)
     findings = package.findings()
-    findings["database"] = safe_url(f"postgresql+psycopg://app:{DB_PASSWORD}@db.example/crm")
+    findings["database"] = redact_url(f"postgresql+psycopg://app:{DB_PASSWORD}@db.example/crm")
     findings["findings"][-1]["error"] = f"driver said: token {LEAKED} rejected"
     package.findings_path.write_text(json.dumps(findings), encoding="utf-8")
     with SmtpSink(users={"watchdog": SMTP_PASSWORD}) as sink:   # AUTH over a plain connection

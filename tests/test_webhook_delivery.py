@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from watchdog.delivery.base import DeliveryError, RunPackage
-from watchdog.delivery.webhook import WebhookSender, safe_url
+from watchdog.delivery.webhook import WebhookSender
+from watchdog.redact import redact_url
 from watchdog.run.scan_run import run_scan
 from watchdog.testing.smtp_sink import unused_port
 
@@ -84,7 +85,7 @@ def receiver() -> Iterator[Receiver]:
 
 def test_posts_the_run_summary_as_json_with_an_idempotency_key(package, receiver):
     channel = WebhookSender(receiver.url + "/hooks/dq?token=abc", headers={"X-Team": "data"}, timeout_s=5)
-    assert channel.kind == "webhook" and channel.targets() == [receiver.url + "/hooks/dq?token=abc"]
+    assert channel.kind == "webhook" and channel.targets() == [receiver.url + "/hooks/dq?***"]
     channel.send(package, channel.targets()[0])
     [request] = receiver.requests
     assert request["path"] == "/hooks/dq?token=abc"
@@ -147,7 +148,7 @@ def test_user_info_in_the_url_is_sent_as_basic_auth(package, receiver):
     assert auth == "Basic " + base64.b64encode(b"bot:hunter@22").decode()
 
 
-def test_safe_url_masks_credentials_queries_and_token_paths():
-    assert safe_url("https://u:p@hooks.example.com/services/T0001/B0001/a1b2c3d4e5f6g7h8i9?x=1#f") == \
+def test_redact_url_masks_credentials_queries_and_token_paths():
+    assert redact_url("https://u:p@hooks.example.com/services/T0001/B0001/a1b2c3d4e5f6g7h8i9?x=1#f") == \
         "https://***@hooks.example.com/services/T0001/B0001/***?***"
-    assert safe_url("http://127.0.0.1:8080/hook") == "http://127.0.0.1:8080/hook"
+    assert redact_url("http://127.0.0.1:8080/hook") == "http://127.0.0.1:8080/hook"

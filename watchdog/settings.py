@@ -20,7 +20,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
 
 from watchdog.errors import ConfigError
-from watchdog.redact import register_secret
+from watchdog.redact import redact_url, register_secret
 from watchdog.yaml_lines import DuplicateKeyError, YamlLines, load_with_lines
 
 ENV_VAR = "WATCHDOG_CONFIG"
@@ -349,7 +349,7 @@ def register_secrets(model: Any) -> None:
         for name in type(model).model_fields:
             value = getattr(model, name)
             if name == "url" and isinstance(value, str):
-                register_secret(_url_password(value))
+                redact_url(value)  # registers every secret the URL carries (password, query, webhook token)
             else:
                 register_secrets(value)
     elif isinstance(model, dict):
@@ -358,21 +358,6 @@ def register_secrets(model: Any) -> None:
     elif isinstance(model, (list, tuple)):
         for value in model:
             register_secrets(value)
-
-
-def _url_password(url: str) -> str | None:
-    from sqlalchemy.engine import make_url
-
-    try:
-        password = make_url(url).password
-    except Exception:
-        from urllib.parse import urlsplit
-
-        try:
-            password = urlsplit(url).password
-        except ValueError:
-            return None
-    return password if isinstance(password, str) else None
 
 
 def load_settings_or_default(path: str | Path | None = None) -> Settings:

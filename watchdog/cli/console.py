@@ -118,23 +118,26 @@ def summary_line(doc: FindingsDoc) -> str:
 
 
 def query_table(result: QueryResult) -> Table:
+    """The rows as a table of plain text: values are data, never markup or emoji codes."""
     from rich.table import Table
+    from rich.text import Text
 
     from watchdog.findings import jsonable
     from watchdog.report.escape import plain_text
 
     table = Table(show_lines=False)
     for column in result.columns:
-        table.add_column(plain_text(column, 40), overflow="fold")
+        table.add_column(Text(plain_text(column, 40)), overflow="fold")
     for row in result.rows:
-        table.add_row(*[plain_text(jsonable(v), 80) for v in row])
+        table.add_row(*[Text(plain_text(jsonable(v), 80)) for v in row])
     return table
 
 
 def query_json(result: QueryResult) -> str:
+    """``{columns, rows, truncated}``: each row an array in column order, so duplicate names survive."""
     from watchdog.findings import jsonable
 
-    rows = [jsonable(dict(zip(result.columns, row, strict=False))) for row in result.rows]
+    rows = [jsonable(list(row)) for row in result.rows]
     return json.dumps({"columns": result.columns, "rows": rows, "truncated": result.truncated}, ensure_ascii=False,
                       indent=2)
 

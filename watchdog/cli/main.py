@@ -8,6 +8,8 @@ traceback unless ``--debug`` is given.
 from __future__ import annotations
 
 import sys
+import traceback
+from typing import NoReturn
 
 import click
 
@@ -38,19 +40,19 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(int(ExitCode.ERROR))
     except QueryRefused as exc:
         if debug:
-            raise
+            _traceback_and_exit()
         console.error_line("refused", exc)
         sys.exit(int(ExitCode.ERROR))
     except WatchdogError as exc:
         if debug:
-            raise
+            _traceback_and_exit()
         console.error_line(exc.prefix, exc)
         sys.exit(int(ExitCode.ERROR))
     except KeyboardInterrupt as exc:
         _interrupted(exc)
     except Exception as exc:  # a bug: still one line, with the way to see more
         if debug:
-            raise
+            _traceback_and_exit()
         console.error_line("error", f"unexpected {type(exc).__name__}: {redact(exc)} (run with --debug for details)")
         sys.exit(int(ExitCode.ERROR))
 
@@ -63,3 +65,9 @@ def _interrupted(exc: KeyboardInterrupt) -> None:
     else:
         console.error_line("error", "interrupted")
     sys.exit(int(ExitCode.INTERRUPTED))
+
+
+def _traceback_and_exit() -> NoReturn:
+    """``--debug``: the whole traceback on stderr, secrets masked like every other output; exit 3."""
+    sys.stderr.write(redact(traceback.format_exc()))
+    sys.exit(int(ExitCode.ERROR))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TextIO
 
 import click
 
@@ -75,35 +76,58 @@ def _show_outcome(outcome: ScanOutcome, as_json: bool) -> None:
 
 @cli.command(context_settings=CONTEXT)
 @click.option("--db", required=True, help="Database URL, or a database name from the config.")
-@click.argument("sql")
+@click.argument("sql", required=False)
+@click.option("--file", "-f", "sql_file", type=click.File("r", encoding="utf-8"), default=None,
+              help="Read the statement from this file ('-' for standard input).")
 @click.option("--max-rows", type=click.IntRange(min=0), default=None,
               help=f"Most rows to return (default: the database's max_rows, else {DEFAULT_MAX_ROWS}).")
 @click.option("--timeout", "timeout_s", type=click.FloatRange(min=0, min_open=True), default=None,
               help=f"Seconds allowed (default: the database's timeout_s, else {DEFAULT_TIMEOUT_S:g}).")
-@click.option("--json", "as_json", is_flag=True, help="Print {columns, rows, truncated} as JSON.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print {columns, rows, truncated} as JSON; each row is an array in column order.")
 @config_option
-def query(db: str, sql: str, max_rows: int | None, timeout_s: float | None, as_json: bool,
-          config_path: Path | None) -> None:
+def query(db: str, sql: str | None, sql_file: TextIO | None, max_rows: int | None, timeout_s: float | None,
+          as_json: bool, config_path: Path | None) -> None:
     """Run one read-only statement through the sandbox and print the rows.
 
+    The statement is the argument, a file (`--file F`), or standard input (`-`).
+    Put `--` before a statement that starts with `-` (a comment).
+    Values are printed as data: markup in them is never rendered.
     Anything but a single read is refused (exit 3, a line starting `refused:`);
     a failed statement prints a line starting `error:` (exit 3).
 
     \b
     Example:
         watchdog query --db sqlite:///reports/demo/crm.db "SELECT status, count(*) FROM contacts GROUP BY 1"
+        watchdog query --db sqlite:///reports/demo/crm.db --file audit.sql --json
+        echo "SELECT 1" | watchdog query --db sqlite:///reports/demo/crm.db -
+        watchdog query --db sqlite:///reports/demo/crm.db -- $'-- why\\nSELECT 1'
     """
     from watchdog.sandbox import Sandbox
 
+    statement = _statement(sql, sql_file)
     with Sandbox.for_database(resolve_db(db, config_path).with_limits(timeout_s=timeout_s)) as box:
-        result = box.query(sql, max_rows=max_rows)
+        result = box.query(statement, max_rows=max_rows)
     if as_json:
         click.echo(console.query_json(result))
     else:
         out = console.stdout()
         out.print(console.query_table(result))
         note = " (truncated: more rows than --max-rows)" if result.truncated else ""
-        out.print(f"{len(result.rows)} row(s){note}")
+        out.print(f"{len(result.rows)} row(s){note}", markup=False)
+
+
+def _statement(sql: str | None, sql_file: TextIO | None) -> str:
+    """The statement from the argument, ``-`` (standard input) or ``--file``: exactly one of them."""
+    if sql is not None and sql_file is not None:
+        raise click.UsageError("give the statement either as an argument or with --file, not both")
+    if sql_file is not None:
+        return sql_file.read()
+    if sql == "-":
+        return sys.stdin.read()
+    if sql is None:
+        raise click.UsageError("no statement: give it as an argument, with --file F, or on standard input (-)")
+    return sql
 
 
 @cli.command("check-config", context_settings=CONTEXT)

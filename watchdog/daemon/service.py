@@ -37,7 +37,7 @@ from watchdog.daemon.scheduler import (
 from watchdog.daemon.triggers import describe_schedule
 from watchdog.errors import WatchdogError
 from watchdog.exit_codes import ExitCode
-from watchdog.redact import redact, safe_url
+from watchdog.redact import redact, redact_url
 from watchdog.sandbox import cancel as cancelling
 from watchdog.settings import Settings
 
@@ -69,7 +69,7 @@ def _open_history(url: str, wait_s: float, attempts: int = 3) -> Any:
                 time.sleep(0.2 * attempt)
                 continue
             first = (str(getattr(exc, "orig", None) or exc).splitlines() or [type(exc).__name__])[0]
-            raise WatchdogError(f"cannot open the history database {safe_url(url)}: {redact(first)}") from None
+            raise WatchdogError(f"cannot open the history database {redact_url(url)}: {redact(first)}") from None
     raise AssertionError("unreachable")
 
 
@@ -131,7 +131,7 @@ class Daemon:
             until = f", stopping after {self.duration:g}s" if self.duration else ""
             log.info("serving %d scheduled audit(s) from %s (instance %s, pid %d; history %s; lease %gs%s); "
                      "stop with SIGTERM or Ctrl-C", len(scheduled), settings.source, lease.instance, os.getpid(),
-                     safe_url(url), settings.scheduler.lease_s, until)
+                     redact_url(url), settings.scheduler.lease_s, until)
             try:
                 reason = self._wait()
             except BaseException:

@@ -10,7 +10,7 @@ import sqlalchemy as sa
 from watchdog.daemon.jobs import audit_job_id
 from watchdog.daemon.scheduler import JOBS_TABLE
 from watchdog.daemon.triggers import upcoming_runs
-from watchdog.redact import safe_url
+from watchdog.redact import redact_url
 from watchdog.settings import Settings
 
 
@@ -46,7 +46,7 @@ def gather_status(settings: Settings, count: int = 3) -> dict[str, Any]:
         item["next_run"] = stored_next.isoformat() if stored_next is not None else None
         item["next_run_source"] = "job store" if stored_next is not None else "forecast"
         audits.append(item)
-    return {"history": safe_url(settings.history_url()), "lease": lease,
+    return {"history": redact_url(settings.history_url()), "lease": lease,
             "members": [{"id": m.id, "host": m.host, "pid": m.pid, "role": "leader" if m.id == leader else "standby",
                          "seen_s_ago": round(m.seen_ago, 1)} for m in seen],
             "audits": audits}

@@ -23,25 +23,11 @@ from pydantic import SecretStr
 
 from watchdog import __version__ as _version
 from watchdog.delivery.base import DeliveryError, RunPackage, network_reason
-from watchdog.redact import MASK, redact, register_secret
+from watchdog.redact import redact, redact_url, register_secret
 from watchdog.report.escape import plain_text
 
 _SECRET_HEADER = re.compile(r"auth|token|key|secret|signature|cookie|password", re.IGNORECASE)
-_TOKEN_SEGMENT = re.compile(r"^(?=.*\d)[A-Za-z0-9_\-.~%]{16,}$")
 BODY_EXCERPT = 200
-
-
-def safe_url(url: str) -> str:
-    """``url`` as it may be shown: user info, query string and token-like path segments masked."""
-    try:
-        parts = urlsplit(url)
-        host = parts.hostname or ""
-        port = f":{parts.port}" if parts.port else ""
-    except ValueError:
-        return MASK
-    netloc = (f"{MASK}@" if parts.username or parts.password else "") + (f"[{host}]" if ":" in host else host) + port
-    path = "/".join(MASK if _TOKEN_SEGMENT.match(seg) else seg for seg in parts.path.split("/"))
-    return redact(urlunsplit((parts.scheme, netloc, path, MASK if parts.query else "", "")))
 
 
 class _NoRedirect(urllib.request.HTTPRedirectHandler):
@@ -61,10 +47,12 @@ class WebhookSender:
             if _SECRET_HEADER.search(name):
                 register_secret(value)
                 register_secret(value.split()[-1] if value.split() else None)  # "Bearer <token>": the token
+        redact_url(url)  # remembers the URL's secrets, so they are masked wherever they show up
         self._opener = urllib.request.build_opener(_NoRedirect())
 
     def targets(self) -> list[str]:
-        return [self.url]
+        """The URL as shown and recorded (history, outbox, logs): masked. :meth:`send` posts to the real one."""
+        return [redact_url(self.url)]
 
     @staticmethod
     def payload(package: RunPackage) -> dict[str, Any]:
@@ -76,10 +64,11 @@ class WebhookSender:
         return body
 
     def send(self, package: RunPackage, target: str) -> None:
+        target = self.url  # ``target`` is the masked form from targets(): the channel has one URL
         body = json.dumps(self.payload(package), ensure_ascii=False).encode("utf-8")
         headers = {"User-Agent": f"watchdog/{_version}", **self.headers,
                    "Content-Type": "application/json; charset=utf-8", "Idempotency-Key": package.run_id}
-        shown = safe_url(target)
+        shown = redact_url(target)
         try:
             url, basic = _split_userinfo(target)
             if basic and not any(k.lower() == "authorization" for k in headers):
@@ -99,7 +88,7 @@ class WebhookSender:
 
     @staticmethod
     def _mask(text: str, url: str) -> str:
-        return redact(text.replace(url, safe_url(url)))
+        return redact(text.replace(url, redact_url(url)))
 
 
 def _split_userinfo(url: str) -> tuple[str, str | None]:

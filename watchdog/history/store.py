@@ -25,7 +25,7 @@ from tenacity import Retrying, retry_if_exception, stop_after_delay, wait_random
 from watchdog.errors import HistoryUnavailable, TickTaken
 from watchdog.history.schema import deliveries, leases, metadata, run_findings, runs, ticks
 from watchdog.history.waiting import first_line, transient, waits
-from watchdog.redact import redact, safe_url
+from watchdog.redact import redact, redact_url
 
 T = TypeVar("T")
 #: how long one attempt waits on a lock before tenacity retries (SQLite busy_timeout, PostgreSQL lock_timeout)
@@ -141,7 +141,7 @@ class HistoryStore:
             if not transient(exc):
                 raise
             waited = time.monotonic() - started
-            raise HistoryUnavailable(f"the history database {safe_url(self.url)} stayed unavailable "
+            raise HistoryUnavailable(f"the history database {redact_url(self.url)} stayed unavailable "
                                      f"(waited {waited:.0f}s, history.wait_s {self.wait_s:g}): "
                                      f"{first_line(exc)}") from None
 

@@ -4,7 +4,12 @@ Each statement is parsed with sqlglot in the database's dialect. It must be a
 single SELECT / set operation (UNION, INTERSECT, EXCEPT) / VALUES, and nothing
 anywhere in its tree may write or change state: DML or DDL (also inside a CTE or a
 sub-query), SELECT INTO, locking reads, commands sqlglot can only keep as raw text,
-session-variable assignment, or a call to a function with side effects.
+session-variable assignment, ``@@global`` variables, or reads of server files and password hashes.
+
+Functions are checked against an allowlist per database (``watchdog/sandbox/functions/``): every
+function name as written in the statement -- also names sqlglot does not know (``exp.Anonymous``),
+table functions in FROM and names read by sqlglot's dedicated parsers (DECODE, CONVERT...) -- must
+be on it, or the statement is refused with ``function 'x' is not allowed``.
 The database's own read-only mode (see ``sessions.py``) backs this up.
 
 Where the parser and the server could read the same text differently, the text is refused:
@@ -18,14 +23,17 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass
+from functools import cache
 
 import sqlglot
 from sqlglot import exp
+from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import ParseError, TokenError
-from sqlglot.tokens import TokenType
+from sqlglot.tokens import Token, TokenType
 
 from watchdog.errors import QueryRefused
 from watchdog.sandbox import dialects  # noqa: F401  (registers strictsqlite)
+from watchdog.sandbox.functions import DENIED_RELATIONS, SYNTAX_WORDS, allowed_functions
 
 logging.getLogger("sqlglot").setLevel(logging.ERROR)
 
@@ -64,53 +72,15 @@ FORBIDDEN_NODES: dict[type[exp.Expr], str] = {
     exp.Refresh: "REFRESH",
 }
 
-#: functions with side effects (or that run SQL of their own, sleep, lock, read files...)
-DENIED_FUNCTIONS: frozenset[str] = frozenset(
-    {
-        # SQLite
-        "load_extension", "writefile", "readfile", "edit", "fts3_tokenizer", "sqlite_dbpage",
-        # PostgreSQL
-        "pg_sleep", "pg_sleep_for", "pg_sleep_until", "set_config", "pg_read_file", "pg_read_binary_file",
-        "pg_ls_dir", "pg_ls_logdir", "pg_ls_waldir", "pg_ls_tmpdir", "pg_ls_archive_statusdir", "pg_stat_file",
-        "pg_file_write", "pg_file_rename", "pg_file_unlink", "pg_logdir_ls",
-        "lo_import", "lo_export", "lo_create", "lo_creat", "lo_unlink", "lo_open", "lo_write", "lo_put",
-        "lo_from_bytea", "lo_truncate", "lo_truncate64", "lowrite", "loread", "lo_close",
-        "dblink", "dblink_exec", "dblink_connect", "dblink_connect_u", "dblink_send_query", "dblink_open",
-        "dblink_fetch", "dblink_get_result",
-        "pg_terminate_backend", "pg_cancel_backend", "pg_reload_conf", "pg_rotate_logfile",
-        "pg_advisory_lock", "pg_advisory_lock_shared", "pg_advisory_xact_lock", "pg_advisory_xact_lock_shared",
-        "pg_try_advisory_lock", "pg_try_advisory_lock_shared", "pg_try_advisory_xact_lock",
-        "pg_try_advisory_xact_lock_shared", "pg_advisory_unlock", "pg_advisory_unlock_all",
-        "pg_advisory_unlock_shared", "nextval", "setval", "pg_notify", "txid_current", "pg_current_xact_id",
-        "pg_switch_wal", "pg_create_restore_point", "pg_start_backup", "pg_stop_backup", "pg_backup_start",
-        "pg_backup_stop", "pg_promote", "pg_wal_replay_pause", "pg_wal_replay_resume",
-        "pg_create_physical_replication_slot", "pg_create_logical_replication_slot", "pg_drop_replication_slot",
-        "pg_logical_emit_message", "pg_replication_origin_create", "pg_import_system_collations",
-        "query_to_xml", "query_to_xml_and_xmlschema", "query_to_xmlschema", "cursor_to_xml",
-        "cursor_to_xmlschema", "pg_stat_reset", "pg_stat_reset_shared", "pg_stat_reset_single_table_counters",
-        "pg_stat_statements_reset", "pg_log_backend_memory_contexts", "pg_event_trigger_ddl_commands",
-        # ... functions that run SQL given as a string (ts_stat, ts_rewrite) or change server state
-        "ts_stat", "ts_rewrite", "dblink_disconnect", "dblink_cancel_query", "dblink_close", "dblink_is_busy",
-        "dblink_get_connections", "dblink_error_message", "dblink_get_notify", "pg_replication_origin_drop",
-        "pg_replication_origin_session_setup", "pg_replication_origin_session_reset",
-        "pg_replication_origin_advance", "pg_replication_origin_xact_setup", "pg_replication_origin_xact_reset",
-        "pg_copy_physical_replication_slot", "pg_copy_logical_replication_slot", "pg_replication_slot_advance",
-        "pg_logical_slot_get_changes", "pg_logical_slot_get_binary_changes", "pg_log_standby_snapshot",
-        "pg_stat_reset_slru", "pg_stat_reset_replication_slot", "pg_stat_reset_subscription_stats",
-        "pg_file_sync", "pg_ls_logicalsnapdir", "pg_ls_logicalmapdir", "pg_ls_replslotdir", "pg_nextoid",
-        "brin_summarize_new_values", "brin_summarize_range", "brin_desummarize_range", "gin_clean_pending_list",
-        "pg_prewarm", "pg_truncate_visibility_map", "pg_switch_xlog", "pg_xlog_replay_pause", "pg_xlog_replay_resume",
-        # MySQL / MariaDB
-        "sleep", "benchmark", "get_lock", "release_lock", "release_all_locks", "load_file",
-        "master_pos_wait", "source_pos_wait", "master_gtid_wait", "sys_exec", "sys_eval",
-        "wait_for_executed_gtid_set", "wait_until_sql_thread_after_gtids", "last_insert_id",
-    }
-)
-
 #: MySQL executes the body of /*! ... */ and MariaDB of /*M! ... */ comments: never accept them
 _EXECUTABLE_COMMENT = re.compile(r"/\*[!M]")
 #: a PostgreSQL unicode-escaped identifier, U&"...": the server decodes it, the parser does not
 _UNICODE_IDENTIFIER = re.compile(r'[uU]&"')
+
+#: a called name as it may stand in the text
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*")
+#: tokens that are values, never a called name
+_LITERAL_TOKENS = frozenset(t for t in TokenType if t.name.endswith("STRING") or t.name == "NUMBER")
 
 #: longer statements are refused: parsing them would take seconds (the planner stays under 60 000)
 MAX_STATEMENT_CHARS = 200_000
@@ -138,7 +108,9 @@ class ReadOnlyPolicy:
         try:
             if self.dialect == "postgres" and _UNICODE_IDENTIFIER.search(sql) and _has_unicode_identifier(sql):
                 raise QueryRefused('unicode-escaped identifiers (U&"...") are not allowed')
-            statements = [s for s in sqlglot.parse(sql, read=self.dialect) if s is not None]
+            dialect = Dialect.get_or_raise(self.dialect)
+            tokens = dialect.tokenize(sql)
+            statements = [s for s in dialect.parser().parse(tokens, sql) if s is not None]
         except (ParseError, TokenError) as exc:
             raise QueryRefused(f"could not parse the statement: {_first_line(exc)}") from None
         except RecursionError:
@@ -152,14 +124,16 @@ class ReadOnlyPolicy:
         if not isinstance(tree, READ_ROOTS):
             raise QueryRefused("only a read (SELECT, UNION, WITH ... SELECT, VALUES) is allowed, "
                                f"got {_describe(tree)}")
+        allowed = _allowed(self.dialect)
+        _vet_parser_words(tokens, dialect, allowed)
         try:
             for node in tree.walk():
-                self._vet_node(node)
+                self._vet_node(node, sql, allowed)
         except RecursionError:
             raise QueryRefused("the statement is nested too deeply to check") from None
         return tree
 
-    def _vet_node(self, node: exp.Expr) -> None:
+    def _vet_node(self, node: exp.Expr, sql: str, allowed: frozenset[str]) -> None:
         for kind, label in FORBIDDEN_NODES.items():
             if isinstance(node, kind):
                 raise QueryRefused(f"{label} is not allowed")
@@ -169,10 +143,14 @@ class ReadOnlyPolicy:
             isinstance(node.parent.parent, exp.Set)
         ):
             raise QueryRefused("assigning to a variable is not allowed")
+        if isinstance(node, exp.SessionParameter) and str(node.args.get("kind") or "").lower() == "global":
+            raise QueryRefused("@@global variables are not allowed")
+        if isinstance(node, exp.Table) and node.name.lower() in DENIED_RELATIONS.get(self.dialect, ()):
+            raise QueryRefused(f"reading '{node.name}' is not allowed")
         if isinstance(node, exp.Func):
-            name = _function_name(node)
-            if name in DENIED_FUNCTIONS:
-                raise QueryRefused(f"function {name}() has side effects and is not allowed")
+            name = _called_name(node, sql)
+            if name is not None and name not in allowed:
+                raise QueryRefused(f"function '{name}' is not allowed")
 
 
 def _has_unicode_identifier(sql: str) -> bool:
@@ -185,10 +163,36 @@ def _has_unicode_identifier(sql: str) -> bool:
     return False
 
 
-def _function_name(node: exp.Func) -> str:
+@cache
+def _allowed(dialect: str) -> frozenset[str]:
+    return allowed_functions(dialect) | SYNTAX_WORDS
+
+
+def _called_name(node: exp.Expr, sql: str) -> str | None:
+    """The function name as the statement spells it, or None for a node built from syntax.
+
+    sqlglot records where a called name stands in the text; a node without that position comes
+    from syntax (an operator, ``x::int``, CURRENT_DATE, a dedicated parser checked by
+    :func:`_vet_parser_words`) or is built by sqlglot around the user's arguments.
+    """
     if isinstance(node, exp.Anonymous):
         return str(node.name).lower()
-    return node.sql_name().lower()
+    start, end = node.meta.get("start"), node.meta.get("end")
+    if isinstance(start, int) and isinstance(end, int):
+        word = sql[start:end + 1].strip('"`[]')
+        if _NAME.fullmatch(word):
+            return word.lower()
+    return None
+
+
+def _vet_parser_words(tokens: list[Token], dialect: Dialect, allowed: frozenset[str]) -> None:
+    """Check the names sqlglot reads with dedicated parsers (CAST, DECODE, CONVERT...) from the tokens."""
+    special = dialect.parser_class.FUNCTION_PARSERS
+    for token, nxt in zip(tokens, tokens[1:], strict=False):
+        if nxt.token_type != TokenType.L_PAREN or token.token_type in _LITERAL_TOKENS:
+            continue
+        if token.text.upper() in special and token.text.lower() not in allowed:
+            raise QueryRefused(f"function '{token.text.lower()}' is not allowed")
 
 
 def _describe(tree: exp.Expr) -> str:

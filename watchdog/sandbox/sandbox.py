@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from watchdog.errors import DatabaseUnavailable
-from watchdog.redact import safe_url
+from watchdog.redact import redact_url
 from watchdog.sandbox import cancel as cancelling
 from watchdog.sandbox.direct import psycopg_conninfo
 from watchdog.sandbox.policy import ReadOnlyPolicy, sqlglot_dialect
@@ -72,8 +72,8 @@ class Sandbox:
             try:
                 backend = make_url(url).get_backend_name()
             except Exception:
-                raise DatabaseUnavailable(f"not a database URL: {safe_url(url)!r}") from None
-        self.display_url = safe_url(url)
+                raise DatabaseUnavailable(f"not a database URL: {redact_url(url)!r}") from None
+        self.display_url = redact_url(url)
         self.timeout_s = float(timeout_s)
         self.max_rows = int(max_rows)
         self.max_bytes = int(max_bytes)

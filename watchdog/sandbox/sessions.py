@@ -25,18 +25,16 @@ Driver errors are translated here into the exception types of :mod:`watchdog.err
 
 from __future__ import annotations
 
-import os
 import socket
-import threading
 import time
 import uuid
 from contextlib import closing
 from typing import TYPE_CHECKING, Any, Protocol
 
 from watchdog.errors import DatabaseUnavailable, QueryError, QueryRefused, QueryTimeout
-from watchdog.redact import redact
-from watchdog.sandbox import cancel as cancelling
+from watchdog.sandbox import limits
 from watchdog.sandbox.direct import DirectEngine, psycopg_conninfo
+from watchdog.sandbox.engine_session import _Deadline, _driver_message, _duplicate_socket, _EngineSession  # noqa: F401
 from watchdog.sandbox.limits import CONNECT_TIMEOUT_S, DEADLINE_GRACE_S  # noqa: F401
 from watchdog.sandbox.result import QueryResult, fetch_capped
 from watchdog.sandbox.sqlite_session import SQLiteSession
@@ -80,165 +78,16 @@ _fetch = fetch_capped
 # --------------------------------------------------------------------------- server databases
 
 
-class _EngineSession:
-    """Shared plumbing for databases reached through a SQLAlchemy engine.
-
-    Statements run on the pooled driver connection's own cursor with no parameters, so
-    the driver never rewrites ``%`` or ``:name`` in the user's SQL.
-    """
-
-    dialect_name = "generic"
-    #: rows per fetch at most (see fetch_capped)
-    max_batch = 500
-
-    def __init__(self, url: URL, connect_args: dict[str, Any] | None = None):
-        import sqlalchemy as sa
-
-        self.url = url
-        self._engine: Any = sa.create_engine(url, pool_pre_ping=True, pool_size=2, connect_args=connect_args or {})
-
-    def _begin(self, conn: sa.Connection, raw: Any, timeout_s: float) -> None:
-        """Make the transaction read-only and time-limited (per dialect)."""
-
-    def _cursor(self, raw: Any, max_rows: int, parallel: bool = False) -> Any:
-        return raw.cursor()
-
-    def _before_batch(self, raw: Any, deadline: float, timeout_s: float) -> None:
-        """Called before every fetch but the first (PostgreSQL keeps each fetch inside the deadline)."""
-
-    def _close_cursor(self, raw: Any, cursor: Any) -> bool:
-        """Close the cursor; False when the connection must not be used again (MySQL: abandoned stream)."""
-        cursor.close()
+def _may_set_temp_file_limit(cur: Any) -> bool:
+    """True when the connected PostgreSQL role may set ``temp_file_limit`` (a superuser-only setting)."""
+    cur.execute("SELECT current_setting('is_superuser') = 'on', current_setting('server_version_num')::int")
+    superuser, version = cur.fetchone()
+    if superuser:
         return True
-
-    def _reset(self, raw: Any) -> None:
-        """After the rollback: drop whatever session state a statement may have left behind."""
-
-    def _socket(self, raw: Any) -> socket.socket | None:
-        """The connection's socket, to shut down when the server is late (None: cannot)."""
-        return None
-
-    def _cancel(self, raw: Any) -> None:
-        """Cancel the statement running on ``raw``, on the server (see :mod:`watchdog.sandbox.cancel`)."""
-
-    def run(self, sql: str, *, max_rows: int, max_bytes: int, timeout_s: float,
-            parallel: bool = False) -> QueryResult:
-        start = time.monotonic()
-        deadline = start + timeout_s
-        try:
-            conn = self._engine.connect()
-        except Exception as exc:  # the driver's error (SQLAlchemy wraps it as .orig), a missing driver, a bad URL
-            orig = getattr(exc, "orig", None)
-            if orig is not None or isinstance(exc, self._engine.dialect.loaded_dbapi.Error):
-                raise DatabaseUnavailable(f"cannot connect: {_driver_message(orig or exc)}") from None
-            raise DatabaseUnavailable(f"cannot connect: {redact(exc)}") from None
-        raw: Any = conn.connection.dbapi_connection  # the driver's own connection: each session knows its API
-        failure: Exception | None = None
-        reusable = True
-        # the server enforces the timeout, but it can be stuck where it cannot be cancelled (one huge
-        # allocation or copy): at deadline + grace, shut the socket down so the driver stops waiting
-        try:
-            sock = self._socket(raw)
-        except Exception:  # noqa: BLE001 - no socket to watch: the server's own timeout still applies
-            sock = None
-        late = _Deadline(sock, timeout_s + DEADLINE_GRACE_S)
-        registered = cancelling.register(lambda: self._cancel(raw))
-        try:
-            self._begin(conn, raw, timeout_s)
-            cursor = self._cursor(raw, max_rows, parallel)
-            try:
-                cursor.execute(sql)
-                columns = [d[0] for d in cursor.description] if cursor.description else []
-                rows, truncated = (
-                    fetch_capped(cursor, max_rows, max_bytes, max_batch=self.max_batch,
-                                 before_batch=None if parallel else
-                                 lambda: self._before_batch(raw, deadline, timeout_s))
-                    if cursor.description else ([], False)
-                )
-            finally:
-                reusable = self._close_cursor(raw, cursor)
-        except self._engine.dialect.loaded_dbapi.Error as exc:
-            if late.fired:
-                failure = QueryTimeout(f"query cancelled after {timeout_s:g}s (timeout)")
-            else:
-                failure = self._translate(exc, timeout_s, time.monotonic() - start)
-        finally:
-            cancelling.unregister(registered)
-            late.cancel()
-            if late.fired:
-                reusable = False
-            if reusable:
-                try:
-                    raw.rollback()
-                    self._reset(raw)
-                except Exception:  # the connection is gone or in an unknown state: never hand it out again
-                    reusable = False
-            if not reusable or isinstance(failure, DatabaseUnavailable):
-                conn.invalidate()
-            conn.close()
-        if failure is not None:
-            raise failure
-        return QueryResult(columns, rows, truncated, time.monotonic() - start, sql)
-
-    def _translate(self, exc: Exception, timeout_s: float, elapsed: float) -> Exception:
-        return QueryError(_driver_message(exc))
-
-    def close(self) -> None:
-        self._engine.dispose()
-
-
-class _Deadline:
-    """Shuts ``sock`` down after ``after_s`` seconds unless cancelled first."""
-
-    def __init__(self, sock: socket.socket | None, after_s: float):
-        self.fired = False
-        self._sock = sock
-        self._lock = threading.Lock()
-        self._timer: threading.Timer | None = None
-        if sock is not None:
-            self._timer = threading.Timer(after_s, self._fire)
-            self._timer.daemon = True
-            self._timer.start()
-
-    def _fire(self) -> None:
-        with self._lock:
-            if self._sock is None:
-                return
-            self.fired = True
-            try:
-                self._sock.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
-            finally:
-                self._close()
-
-    def cancel(self) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
-        with self._lock:
-            self._close()
-
-    def _close(self) -> None:
-        if self._sock is not None:
-            self._sock.close()  # our own duplicate of the driver's socket
-            self._sock = None
-
-
-def _duplicate_socket(fd: int) -> socket.socket | None:
-    try:
-        return socket.socket(fileno=os.dup(fd))
-    except (OSError, ValueError):
-        return None
-
-
-def _driver_message(exc: BaseException) -> str:
-    """The driver's own message, first line, secrets masked (no SQLAlchemy boilerplate)."""
-    text = str(exc).strip()
-    args: tuple[Any, ...] = getattr(exc, "args", ())
-    if len(args) == 2 and isinstance(args[0], int):  # pymysql: (code, message)
-        text = f"({args[0]}) {args[1]}"
-    lines = [line for line in text.splitlines() if line.strip()]
-    return redact(lines[0] if lines else type(exc).__name__)[:500]
+    if version < 150000:  # GRANT SET ON PARAMETER exists from PostgreSQL 15
+        return False
+    cur.execute("SELECT has_parameter_privilege('temp_file_limit', 'SET')")
+    return bool(cur.fetchone()[0])
 
 
 class PostgresSession(_EngineSession):
@@ -252,15 +101,21 @@ class PostgresSession(_EngineSession):
             self._engine = DirectEngine(url, args)
         else:
             super().__init__(url, args)
+        #: whether this role may set temp_file_limit (a superuser, or SET granted on PostgreSQL 15+)
+        self._may_limit_temp: bool | None = None
 
     def _begin(self, conn: sa.Connection, raw: Any, timeout_s: float) -> None:
         ms = max(1, int(timeout_s * 1000))
         with raw.cursor() as cur:
             cur.execute("BEGIN TRANSACTION READ ONLY")
+            if self._may_limit_temp is None:
+                self._may_limit_temp = _may_set_temp_file_limit(cur)
+            temp = f", set_config('temp_file_limit', '{int(limits.TEMP_FILE_LIMIT_KB)}', true)" if (
+                self._may_limit_temp) else ""
             # standard_conforming_strings: 'a\' is a whole string, as the parser read it
             cur.execute(f"SELECT set_config('statement_timeout', '{ms}', true), "
                         f"set_config('lock_timeout', '{ms}', true), "
-                        "set_config('standard_conforming_strings', 'on', true)")
+                        f"set_config('standard_conforming_strings', 'on', true){temp}")
 
     def _cursor(self, raw: Any, max_rows: int, parallel: bool = False) -> Any:
         if parallel:

@@ -34,6 +34,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from watchdog.sandbox.fetching import fetch_capped
+from watchdog.sandbox.functions import SQLITE_ALLOWED
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing would slow the start
 if TYPE_CHECKING:
@@ -52,7 +53,9 @@ ALLOWED_ACTIONS = {
     sqlite3.SQLITE_FUNCTION,
     getattr(sqlite3, "SQLITE_RECURSIVE", 33),
 }
-DENIED_FUNCTIONS = {"load_extension", "writefile", "edit", "fts3_tokenizer", "readfile"}
+#: the functions SQLite may call: the parser's allowlist, and the JSON operators SQLite runs as
+#: functions; any other (load_extension, readfile, a function from an extension) is denied here too
+ALLOWED_FUNCTIONS = SQLITE_ALLOWED | {"->", "->>"}
 #: PRAGMAs that only read (none of them can set a value), allowed as table-valued functions:
 #: SELECT * FROM pragma_table_info('t')
 READ_PRAGMAS = {
@@ -66,7 +69,7 @@ SCHEMA_TABLES = {"sqlite_master", "sqlite_schema"}
 
 
 def authorizer(action: int, arg1: str | None, arg2: str | None, _db: str | None, _trigger: str | None) -> int:
-    if action == sqlite3.SQLITE_FUNCTION and (arg2 or "").lower() in DENIED_FUNCTIONS:
+    if action == sqlite3.SQLITE_FUNCTION and (arg2 or "").lower() not in ALLOWED_FUNCTIONS:
         return sqlite3.SQLITE_DENY
     if action in ALLOWED_ACTIONS:
         return sqlite3.SQLITE_OK
