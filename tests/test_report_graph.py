@@ -15,7 +15,8 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 from tests.fake_models import ScriptedChat, ai
 from watchdog.graph.graph import build_report_graph
 from watchdog.graph.models import Models
-from watchdog.graph.nodes import draft_problems, make_routers
+from watchdog.graph.nodes import make_routers
+from watchdog.graph.review import draft_problems
 from watchdog.settings import LLMConfig
 
 FINDINGS = {
