@@ -218,6 +218,11 @@ class LLMConfig(_Strict):
     #: a GGUF file served by llama.cpp on loopback for the run (``pip install 'watchdog-dq[local]'``)
     local: LocalModel | None = None
 
+    @field_validator("review", mode="before")
+    @classmethod
+    def _review_off(cls, value: Any) -> Any:
+        return "off" if value is False else value  # YAML 1.1 reads a bare `review: off` as false
+
     def endpoint(self) -> tuple[str | None, str | None]:
         """(base_url, api_key), config first, then the environment; empty strings count as unset."""
         base_url = self.base_url or os.environ.get("OPENAI_BASE_URL") or None

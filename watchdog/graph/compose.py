@@ -171,7 +171,7 @@ def _insert_in_section(text: str, name: str, block: str) -> str:
 
 # ---- Markdown drafts as heading sections (llm.table: model)
 
-_SECTION = re.compile(r"^\s{0,3}#{1,6}\s+\S.*$", re.M)
+_SECTION = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+\S.*$", re.M)
 
 
 def sections(draft: str) -> list[str]:
@@ -213,10 +213,15 @@ def splice(parts: list[str], flagged: list[int], answer: str) -> str:
     out = list(parts)
     if len(flagged) == 1 and len(new) == 1 and not _SECTION.match(answer.lstrip()):
         heading = parts[flagged[0]].split("\n", 1)[0]
-        out[flagged[0]] = heading + "\n\n" + answer.strip() + "\n\n"
+        out[flagged[0]] = heading + "\n\n" + answer.strip() + _tail(parts[flagged[0]])
         return "".join(out)
     for i in flagged:
         replacement = by_key.get(_heading_key(parts[i]))
         if replacement is not None:
-            out[i] = replacement.rstrip("\n") + "\n\n"
+            out[i] = replacement.rstrip() + _tail(parts[i])
     return "".join(out)
+
+
+def _tail(section: str) -> str:
+    """The blank lines a section ends with (kept when it is replaced)."""
+    return section[len(section.rstrip()):] or "\n"
