@@ -11,7 +11,7 @@ import os
 import sqlite3
 import sys
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -82,7 +82,7 @@ def versions(args: argparse.Namespace) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse(argv)
-    started = datetime.now(timezone.utc)
+    started = datetime.now(UTC)
     name = args.name or "bench-" + started.strftime("%Y%m%dT%H%M%SZ")
     command = "bench/run " + " ".join(argv if argv is not None else sys.argv[1:])
     log = lambda msg: print(msg, file=sys.stderr, flush=True)  # noqa: E731 - progress on stderr, tables on stdout

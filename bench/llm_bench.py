@@ -127,7 +127,7 @@ def run_stub(folder: Path, db: Path, reps: int, log: Any) -> dict[str, Any]:
             runs.append({"error": (run.stderr or run.stdout).strip()[-800:], "exit": run.returncode})
             log(f"    stub run {i + 1}/{reps}: FAILED exit {run.returncode}: {runs[-1]['error'][-300:]}")
             continue
-        audit = json.loads(audit_path.read_text(encoding="utf-8"))
+        audit = json.loads(audit_path.read_text(encoding="utf-8"))["llm"]
         runs.append({**summarise(audit, run.wall_s), "stub_requests": calls, "peak_rss_mb": round(run.peak_rss_mb, 1),
                      "exit": run.returncode})
         log(f"    stub run {i + 1}/{reps}: {runs[-1]['outcome']}, {run.wall_s:.2f}s")
@@ -161,7 +161,7 @@ def run_real(folder: Path, db: Path, log: Any, *, base_url: str | None = None, a
     audit_path = folder / "real" / "audit.json"
     if not audit_path.is_file():
         return {"error": (run.stderr or run.stdout).strip()[-500:], "exit": run.returncode, "endpoint": endpoint}
-    result = summarise(json.loads(audit_path.read_text(encoding="utf-8")), run.wall_s)
+    result = summarise(json.loads(audit_path.read_text(encoding="utf-8"))["llm"], run.wall_s)
     log(f"    real endpoint: {result['outcome']}, {run.wall_s:.1f}s")
     return {**result, "endpoint": endpoint, "peak_rss_mb": round(run.peak_rss_mb, 1)}
 

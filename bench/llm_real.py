@@ -86,7 +86,8 @@ def one_run(label: str, url: str, target: str, mode: str, args: argparse.Namespa
     started = time.monotonic()
     outcome = run_scan(db, suites, out_dir=out, llm=True, settings=settings, models=build_models(llm))
     wall = time.monotonic() - started
-    audit = json.loads((out / "audit.json").read_text())
+    meta = json.loads((out / "audit.json").read_text())
+    audit = meta.get("llm") or meta  # the llm section (older layouts kept it at the top level)
     rounds = audit["rounds"]
     drafts = [r for r in rounds if r["step"] == "evaluate"]
     verdicts = [{"passed": r["verification"]["passed"], "bad": len(r["verification"]["bad"]),

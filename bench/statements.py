@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from watchdog.sandbox import Sandbox
-from watchdog.scan.scanner import DEFAULT_SAMPLE, scan
+from watchdog.scan.scanner import scan
 from watchdog.scan.suites import load_suites
+from watchdog.settings import DEFAULT_SAMPLE
 
 SUITE = Path(__file__).with_name("suite.yaml")
 

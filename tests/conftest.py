@@ -1,7 +1,13 @@
-"""Shared fixtures: real databases of each kind, and the CLI runner."""
+"""Shared fixtures: real databases of each kind, and the CLI runner.
+
+Markers ``postgres``, ``mariadb`` and ``smtp`` are put on each test by what it uses (its parameters, its
+own source and its fixtures' sources), so ``pytest -m "not postgres and not mariadb"`` runs the rest on a
+machine without those servers.
+"""
 
 from __future__ import annotations
 
+import inspect
 import os
 import subprocess
 import sys
@@ -47,3 +53,32 @@ def run_cli(tmp_path: Path):
                               timeout=timeout, env=full_env, cwd=tmp_path)
 
     return run
+
+
+#: marker -> what in a test's parameters or source means it needs that server
+_NEEDS = {
+    "postgres": ("postgresql", "postgres", "POSTGRES"),
+    "mariadb": ("mariadb", "MARIADB", "mysql+pymysql"),
+    "smtp": ("SmtpSink", "smtp_sink"),
+}
+
+
+def _source(func) -> str:
+    try:
+        return inspect.getsource(func)
+    except (OSError, TypeError):
+        return ""
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        texts = [str(v) for v in params.values()]
+        texts.append(_source(getattr(item, "function", None)))
+        info = getattr(item, "_fixtureinfo", None)
+        for defs in (info.name2fixturedefs.values() if info else ()):
+            texts.extend(_source(d.func) for d in defs if d.func.__module__.startswith("tests"))
+        text = "\n".join(texts)
+        for marker, words in _NEEDS.items():
+            if any(word in text for word in words):
+                item.add_marker(getattr(pytest.mark, marker))

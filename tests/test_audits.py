@@ -121,6 +121,10 @@ def test_a_run_is_filed_with_its_four_files_and_latest(project):
     assert latest.is_symlink() and latest.resolve() == run.run_dir.resolve()
     meta = json.loads((run.run_dir / "audit.json").read_text())
     assert meta["run_id"] == run.run_id and meta["status"] == "failed"
+    # one schema whether or not the LLM ran (scans with --llm file the same keys, audit null)
+    assert set(meta) == {"run_id", "audit", "status", "review_required", "summary", "trends", "llm"}
+    assert meta["audit"] == "shop" and meta["llm"] is None
+    assert not list(run.run_dir.glob(".*.tmp"))
     assert (project.root / "published" / "shop" / run.run_dir.name / "report.md").is_file()
     assert [(d["channel"], d["status"]) for d in run.deliveries] == [("file", "sent"), ("file", "sent")]
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -17,7 +17,7 @@ from watchdog.scan.planner import batch_statements, plan
 from watchdog.scan.scanner import scan
 from watchdog.scan.suites import load_suites
 
-NOW = datetime.now(timezone.utc).replace(tzinfo=None, microsecond=0)
+NOW = datetime.now(UTC).replace(tzinfo=None, microsecond=0)
 ORDERS = {"id": "int", "email": "text", "code": "text", "status": "text", "amount": "real", "customer_id": "int",
           "created_at": "timestamp"}
 STATUSES = ["open", "paid", "shipped"]

@@ -145,10 +145,36 @@ def test_usage_errors_exit_3_not_2(run_cli):
     assert result.returncode == 3 and result.stderr.startswith("error: ")
 
 
-@pytest.mark.parametrize("command", ["scan", "query", "check-config", "demo"])
+def _command_paths(group=None, prefix=()):
+    """Every command of the CLI, sub-commands of groups included, read from the click group itself."""
+    import click
+
+    from watchdog.cli import cli
+
+    group = group or cli
+    for name, command in sorted(group.commands.items()):
+        yield (*prefix, name)
+        if isinstance(command, click.Group):
+            yield from _command_paths(command, (*prefix, name))
+
+
+COMMANDS = [" ".join(path) for path in _command_paths()]
+
+
+def test_the_help_test_covers_every_command():
+    assert len(COMMANDS) >= 15 and {"scan", "query", "run", "serve", "review approve"} <= set(COMMANDS)
+
+
+@pytest.mark.parametrize("command", COMMANDS)
 def test_every_command_has_help_with_an_example(run_cli, command):
-    result = run_cli(command, "--help")
-    assert result.returncode == 0 and "Example:" in result.stdout
+    result = run_cli(*command.split(), "--help")
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "\\b" not in out and "\b" not in out, "a stray click escape in the help"
+    assert "Example:" in out
+    example = out.split("Example:", 1)[1].split("\n\n", 1)[0].strip().splitlines()
+    # \b kept the example's lines as written: each is one command, none re-wrapped into the next
+    assert example and all("watchdog " in line for line in example), example
 
 
 def test_no_password_in_any_output_when_the_server_is_unreachable(run_cli, suite_file, tmp_path):

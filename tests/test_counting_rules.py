@@ -7,7 +7,7 @@ and must be the same on all three databases.
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -18,7 +18,7 @@ from watchdog.sandbox import Sandbox
 from watchdog.scan.scanner import scan
 from watchdog.scan.suites import load_suites
 
-NOW = datetime.now(timezone.utc).replace(tzinfo=None, microsecond=0)
+NOW = datetime.now(UTC).replace(tzinfo=None, microsecond=0)
 #: the newest people.updated_at: two hours ago (UTC, stored without a time zone)
 NEWEST = NOW - timedelta(hours=2)
 
@@ -257,7 +257,7 @@ def test_row_count_observes_the_number_of_rows(findings):
 
 def age_of(moment: datetime) -> float:
     """Seconds since ``moment`` (naive UTC), now: the module's data was made when it was imported."""
-    return (datetime.now(timezone.utc).replace(tzinfo=None) - moment).total_seconds()
+    return (datetime.now(UTC).replace(tzinfo=None) - moment).total_seconds()
 
 
 def test_freshness_observes_the_age_of_the_newest_value(findings):

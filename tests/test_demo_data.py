@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
 from watchdog.run.demo_data import build_demo_database
 
-FIXED_NOW = datetime(2026, 11, 29, 12, 0, 0, tzinfo=timezone.utc)
+FIXED_NOW = datetime(2026, 11, 29, 12, 0, 0, tzinfo=UTC)
 TABLES = ["companies", "contacts", "deals", "activities"]
 EMAIL_REGEX = r"^[^@ ]+@[^@ ]+\.[a-z]{2,}$"
 
@@ -74,7 +74,7 @@ def test_default_now_is_current_utc_time(tmp_path):
     conn = sqlite3.connect(tmp_path / "crm.db")
     newest = scalar(conn, "SELECT max(occurred_at) FROM activities")
     conn.close()
-    age = datetime.now(timezone.utc).replace(tzinfo=None) - datetime.fromisoformat(newest)
+    age = datetime.now(UTC).replace(tzinfo=None) - datetime.fromisoformat(newest)
     assert abs(age.total_seconds() - findings["activities.occurred_at.freshness"]) < 60
 
 

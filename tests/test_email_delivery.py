@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from watchdog.delivery.base import DeliveryError, RunPackage
-from watchdog.delivery.email import EmailChannel, message_id
+from watchdog.delivery.email import EmailSender, message_id
 from watchdog.redact import register_secret, safe_url
 from watchdog.run.scan_run import run_scan
 from watchdog.settings import SmtpConfig
@@ -80,7 +80,7 @@ def body(msg, kind: str) -> str:
 
 def test_one_message_per_recipient_with_exact_headers(package):
     with SmtpSink() as sink:
-        channel = EmailChannel(config(sink), ["ops@example.com", "data@example.com"])
+        channel = EmailSender(config(sink), ["ops@example.com", "data@example.com"])
         assert channel.kind == "email" and channel.targets() == ["ops@example.com", "data@example.com"]
         for target in channel.targets():
             channel.send(package, target)
@@ -99,7 +99,7 @@ def test_one_message_per_recipient_with_exact_headers(package):
 
 def test_message_id_is_stable_across_resends_and_distinct_per_recipient(package):
     with SmtpSink() as sink:
-        channel = EmailChannel(config(sink), ["ops@example.com"])
+        channel = EmailSender(config(sink), ["ops@example.com"])
         channel.send(package, "ops@example.com")
         channel.send(package, "ops@example.com")   # a retry of the same delivery
         channel.send(package, "data@example.com")
@@ -109,7 +109,7 @@ def test_message_id_is_stable_across_resends_and_distinct_per_recipient(package)
 
 def test_text_and_html_parts_list_the_problems_with_figures_and_trends(package):
     with SmtpSink() as sink:
-        EmailChannel(config(sink), ["ops@example.com"]).send(package, "ops@example.com")
+        EmailSender(config(sink), ["ops@example.com"]).send(package, "ops@example.com")
     msg = sink.messages[0]
     assert msg.get_content_type() == "multipart/mixed"
     text = body(msg, "plain")
@@ -131,14 +131,14 @@ def test_text_and_html_parts_list_the_problems_with_figures_and_trends(package):
 
 def test_resolved_checks_and_no_change_are_reported(tmp_path):
     package = make_package(tmp_path, trends={**TRENDS, "customers.row_count": "resolved"})
-    text = body(EmailChannel(SmtpConfig(), ["a@example.com"]).build_message(package, "a@example.com"), "plain")
+    text = body(EmailSender(SmtpConfig(), ["a@example.com"]).build_message(package, "a@example.com"), "plain")
     assert "Resolved since the previous run:\n  PASS   customers.row_count" in text
     assert package.subject.endswith("(3 new, 1 resolved, 1 worse)")
 
 
 def test_findings_json_is_attached_as_filed(package):
     with SmtpSink() as sink:
-        EmailChannel(config(sink), ["ops@example.com"]).send(package, "ops@example.com")
+        EmailSender(config(sink), ["ops@example.com"]).send(package, "ops@example.com")
     attachments = list(sink.messages[0].iter_attachments())
     assert len(attachments) == 1
     part = attachments[0]
@@ -148,7 +148,7 @@ def test_findings_json_is_attached_as_filed(package):
 
 def test_without_attachment_the_message_is_just_the_two_alternatives(package):
     with SmtpSink() as sink:
-        EmailChannel(config(sink), ["ops@example.com"], attach_findings=False).send(package, "ops@example.com")
+        EmailSender(config(sink), ["ops@example.com"], attach_findings=False).send(package, "ops@example.com")
     msg = sink.messages[0]
     assert msg.get_content_type() == "multipart/alternative"
     assert [p.get_content_type() for p in msg.iter_parts()] == ["text/plain", "text/html"]
@@ -158,7 +158,7 @@ def test_without_attachment_the_message_is_just_the_two_alternatives(package):
 def test_login_over_starttls(package, tls):
     server_ctx, client_ctx = tls
     with SmtpSink(tls_context=server_ctx, users={"watchdog": SMTP_PASSWORD}) as sink:
-        channel = EmailChannel(config(sink, security="starttls", username="watchdog", password=SMTP_PASSWORD),
+        channel = EmailSender(config(sink, security="starttls", username="watchdog", password=SMTP_PASSWORD),
                                ["ops@example.com"], ssl_context=client_ctx)
         channel.send(package, "ops@example.com")
     [received] = sink.received
@@ -170,7 +170,7 @@ def test_login_over_starttls(package, tls):
 def test_login_over_implicit_tls(package, tls):
     server_ctx, client_ctx = tls
     with SmtpSink(ssl_context=server_ctx, users={"watchdog": SMTP_PASSWORD}) as sink:
-        channel = EmailChannel(config(sink, security="ssl", username="watchdog", password=SMTP_PASSWORD),
+        channel = EmailSender(config(sink, security="ssl", username="watchdog", password=SMTP_PASSWORD),
                                ["ops@example.com"], ssl_context=client_ctx)
         channel.send(package, "ops@example.com")
     [received] = sink.received
@@ -180,7 +180,7 @@ def test_login_over_implicit_tls(package, tls):
 def test_the_server_certificate_is_verified_by_default(package, tls):
     server_ctx, _ = tls
     with SmtpSink(tls_context=server_ctx) as sink:
-        channel = EmailChannel(config(sink, security="starttls"), ["ops@example.com"])  # system CAs only
+        channel = EmailSender(config(sink, security="starttls"), ["ops@example.com"])  # system CAs only
         with pytest.raises(DeliveryError, match="TLS certificate verification failed"):
             channel.send(package, "ops@example.com")
     assert sink.received == []
@@ -189,7 +189,7 @@ def test_the_server_certificate_is_verified_by_default(package, tls):
 def test_wrong_password_is_a_clear_error_without_the_password(package, tls):
     server_ctx, client_ctx = tls
     with SmtpSink(ssl_context=server_ctx, users={"watchdog": "the-right-one"}) as sink:
-        channel = EmailChannel(config(sink, security="ssl", username="watchdog", password=SMTP_PASSWORD),
+        channel = EmailSender(config(sink, security="ssl", username="watchdog", password=SMTP_PASSWORD),
                                ["ops@example.com"], ssl_context=client_ctx)
         with pytest.raises(DeliveryError) as info:
             channel.send(package, "ops@example.com")
@@ -203,7 +203,7 @@ def test_smtp_down_is_a_delivery_error_naming_the_server(package):
     port = unused_port()
     smtp = SmtpConfig(host="127.0.0.1", port=port, username="watchdog", password=SMTP_PASSWORD, timeout_s=2)
     with pytest.raises(DeliveryError) as info:
-        EmailChannel(smtp, ["ops@example.com"]).send(package, "ops@example.com")
+        EmailSender(smtp, ["ops@example.com"]).send(package, "ops@example.com")
     message = str(info.value)
     assert message == (f"cannot send the e-mail to ops@example.com through 127.0.0.1:{port} (security: none): "
                        "connection refused (is the SMTP server running?)")
@@ -212,7 +212,7 @@ def test_smtp_down_is_a_delivery_error_naming_the_server(package):
 
 def test_temporary_failure_then_success(package):
     with SmtpSink(fail="451 4.3.0 try again later", fail_times=1) as sink:
-        channel = EmailChannel(config(sink), ["ops@example.com"])
+        channel = EmailSender(config(sink), ["ops@example.com"])
         with pytest.raises(DeliveryError, match=r"the server answered 451 4\.3\.0 try again later"):
             channel.send(package, "ops@example.com")
         channel.send(package, "ops@example.com")   # the retry goes through
@@ -228,7 +228,7 @@ def test_no_secret_anywhere_in_the_message(package):
     findings["findings"][-1]["error"] = f"driver said: token {LEAKED} rejected"
     package.findings_path.write_text(json.dumps(findings), encoding="utf-8")
     with SmtpSink(users={"watchdog": SMTP_PASSWORD}) as sink:   # AUTH over a plain connection
-        EmailChannel(config(sink, username="watchdog", password=SMTP_PASSWORD), ["ops@example.com"]) \
+        EmailSender(config(sink, username="watchdog", password=SMTP_PASSWORD), ["ops@example.com"]) \
             .send(package, "ops@example.com")
     [received] = sink.received
     assert received.login == "watchdog"
@@ -242,7 +242,7 @@ def test_no_secret_anywhere_in_the_message(package):
 
 def test_hostile_database_text_is_escaped_in_the_html_part(package):
     with SmtpSink() as sink:
-        EmailChannel(config(sink), ["ops@example.com"]).send(package, "ops@example.com")
+        EmailSender(config(sink), ["ops@example.com"]).send(package, "ops@example.com")
     html = body(sink.messages[0], "html")
     assert "no such table" in html                         # the DB error is shown...
     assert "<script" not in html and "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;" in html   # ...inert

@@ -74,7 +74,8 @@ def run(shop: Path, stub: StubOpenAI, **llm: object) -> tuple[str, dict]:
                  settings=settings)
     finally:
         del os.environ["OPENAI_BASE_URL"]
-    return (shop / "out" / "report.md").read_text(), json.loads((shop / "out" / "audit.json").read_text())
+    meta = json.loads((shop / "out" / "audit.json").read_text())
+    return (shop / "out" / "report.md").read_text(), meta["llm"]
 
 
 def by_role(stub: StubOpenAI, marker: str) -> list[dict]:

@@ -77,7 +77,10 @@ def written(project: Path) -> str:
 
 
 def audit(project: Path) -> dict:
-    return json.loads((project / "out" / "audit.json").read_text())
+    """The ``llm`` section of audit.json (one schema for scans and audits)."""
+    meta = json.loads((project / "out" / "audit.json").read_text())
+    assert meta["audit"] is None and meta["run_id"] and meta["summary"]
+    return meta["llm"]
 
 
 def test_a_verified_llm_report_is_delivered_with_tokens_and_rounds(project):

@@ -111,9 +111,8 @@ def test_structured_output_json_mode_and_include_raw():
 @pytest.mark.parametrize(("status", "exc"), [(500, openai.InternalServerError), (429, openai.RateLimitError),
                                              (401, openai.AuthenticationError), (400, openai.BadRequestError)])
 def test_error_steps_raise_the_matching_openai_exception(status, exc):
-    with StubOpenAI([error(status, f"scripted {status}")]) as stub:
-        with pytest.raises(exc) as caught:
-            chat(stub).invoke("hi")
+    with StubOpenAI([error(status, f"scripted {status}")]) as stub, pytest.raises(exc) as caught:
+        chat(stub).invoke("hi")
     assert caught.value.status_code == status
     assert f"scripted {status}" in str(caught.value)
     assert caught.value.body["message"] == f"scripted {status}" and caught.value.body["type"]

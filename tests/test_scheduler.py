@@ -15,7 +15,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -403,9 +403,9 @@ def next_six_am(after: datetime) -> list[datetime]:
 
 def test_schedule_shows_the_next_run_times_of_each_audit(tmp_path, run_cli):
     config = write_project(tmp_path, SCHEDULES)
-    before = datetime.now(timezone.utc)
+    before = datetime.now(UTC)
     result = run_cli("schedule", "--config", str(config), "--json", timeout=30)
-    after = datetime.now(timezone.utc)
+    after = datetime.now(UTC)
     assert result.returncode == 0, result.stderr
     entries = {e["audit"]: e for e in json.loads(result.stdout)}
     daily = [datetime.fromisoformat(t) for t in entries["daily"]["next_runs"]]
@@ -441,7 +441,7 @@ def test_crontab_weekdays_count_from_sunday(field, expected):
 
 
 def test_cron_triggers_mean_what_crontab_means():
-    now = datetime(2026, 11, 29, 12, tzinfo=timezone.utc)    # a Sunday
+    now = datetime(2026, 11, 29, 12, tzinfo=UTC)    # a Sunday
 
     def names(expr: str, n: int = 4) -> list[str]:
         return [t.strftime("%a %d %H:%M") for t in next_fire_times(cron_trigger(expr), n, now)]
@@ -450,7 +450,7 @@ def test_cron_triggers_mean_what_crontab_means():
     assert names("0 6 * * 7", 1) == names("0 6 * * 0", 1) == ["Sun 06 06:00"]
     # day of month and day of week both restricted: either matches (Monday the 30th, Tuesday the 1st)
     assert names("0 0 1 * 1") == ["Mon 30 00:00", "Tue 01 00:00", "Mon 07 00:00", "Mon 14 00:00"]
-    paris = next_fire_times(cron_trigger("30 2 * * *", "Europe/Paris"), 3, datetime(2026, 3, 27, tzinfo=timezone.utc))
+    paris = next_fire_times(cron_trigger("30 2 * * *", "Europe/Paris"), 3, datetime(2026, 3, 27, tzinfo=UTC))
     assert [t.isoformat() for t in paris][:2] == ["2026-03-27T02:30:00+01:00", "2026-03-28T02:30:00+01:00"]
 
 

@@ -103,3 +103,32 @@ def test_shipped_configuration_defines_the_demo_audit():
     settings = load_settings(Path(__file__).resolve().parent.parent / "config" / "watchdog.yaml")
     assert settings.audit("demo").checks == ["checks/demo_crm.yaml"]
     assert settings.path("checks/demo_crm.yaml").is_file()
+
+
+def test_every_secret_of_the_settings_is_found_by_one_walk_and_masked(config_file, monkeypatch):
+    """SecretStr fields (SMTP password, API key, webhook header values) and URL passwords (databases,
+    history, webhook URLs) are registered for masking by load_settings itself, none by hand."""
+    secrets = {"DB_PW": "db-Pw-4417", "HIST_PW": "hist-Pw-9921", "SMTP_PW": "smtp-Pw-5530",
+               "API_KEY": "sk-live-7781", "HOOK_TOKEN": "hook-Tok-6602", "HOOK_PW": "hook-Pw-3319"}
+    for name, value in secrets.items():
+        monkeypatch.setenv(name, value)
+    path = config_file("""\
+databases:
+  crm: {url: "postgresql://reader:${DB_PW}@db.example/crm"}
+audits:
+  nightly:
+    database: crm
+    checks: [checks/crm.yaml]
+    deliver:
+      - webhook: {url: "https://bot:${HOOK_PW}@hooks.example/x", headers: {Authorization: "Bearer ${HOOK_TOKEN}"}}
+history: {url: "postgresql://wd:${HIST_PW}@db.example/history"}
+smtp: {host: mail.example, username: wd, password: "${SMTP_PW}"}
+llm: {api_key: "${API_KEY}"}
+""")
+    settings = load_settings(path)
+    shown = repr(settings.smtp) + repr(settings.llm) + repr(settings.audits["nightly"].deliver)
+    assert secrets["SMTP_PW"] not in shown and secrets["API_KEY"] not in shown and secrets["HOOK_TOKEN"] not in shown
+    text = " ".join(f"value {v} here" for v in secrets.values())
+    masked = redact(text)
+    assert all(v not in masked for v in secrets.values()), masked
+    assert settings.llm.endpoint()[1] == secrets["API_KEY"]

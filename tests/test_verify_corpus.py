@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +17,7 @@ from watchdog.verify import verify_fn
 CORPUS = Path(__file__).parent / "verify_corpus"
 
 
-@lru_cache(maxsize=None)
+@cache
 def findings(name: str) -> FindingsDoc:
     return FindingsDoc.load(CORPUS / name)
 

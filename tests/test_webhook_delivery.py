@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from watchdog.delivery.base import DeliveryError, RunPackage
-from watchdog.delivery.webhook import WebhookChannel, safe_url
+from watchdog.delivery.webhook import WebhookSender, safe_url
 from watchdog.run.scan_run import run_scan
 from watchdog.testing.smtp_sink import unused_port
 
@@ -83,7 +83,7 @@ def receiver() -> Iterator[Receiver]:
 
 
 def test_posts_the_run_summary_as_json_with_an_idempotency_key(package, receiver):
-    channel = WebhookChannel(receiver.url + "/hooks/dq?token=abc", headers={"X-Team": "data"}, timeout_s=5)
+    channel = WebhookSender(receiver.url + "/hooks/dq?token=abc", headers={"X-Team": "data"}, timeout_s=5)
     assert channel.kind == "webhook" and channel.targets() == [receiver.url + "/hooks/dq?token=abc"]
     channel.send(package, channel.targets()[0])
     [request] = receiver.requests
@@ -100,7 +100,7 @@ def test_posts_the_run_summary_as_json_with_an_idempotency_key(package, receiver
 
 
 def test_a_retry_carries_the_same_idempotency_key(package, receiver):
-    channel = WebhookChannel(receiver.url)
+    channel = WebhookSender(receiver.url)
     channel.send(package, receiver.url)
     channel.send(package, receiver.url)
     keys = [{k.lower(): v for k, v in r["headers"].items()}["idempotency-key"] for r in receiver.requests]
@@ -111,7 +111,7 @@ def test_http_500_is_a_delivery_error_with_a_masked_url(package):
     with Receiver(statuses=[500]) as r:
         url = r.url.replace("http://", "http://bot:hunter22@") + "/hook?token=s3cr3t-token"
         with pytest.raises(DeliveryError) as info:
-            WebhookChannel(url).send(package, url)
+            WebhookSender(url).send(package, url)
     message = str(info.value)
     assert message.startswith(f"webhook http://***@127.0.0.1:{r.url.rsplit(':', 1)[1]}/hook?*** answered HTTP 500")
     assert "boom" in message                         # an excerpt of the answer helps
@@ -121,14 +121,14 @@ def test_http_500_is_a_delivery_error_with_a_masked_url(package):
 def test_a_redirect_is_not_followed(package):
     with Receiver(statuses=[302], location="/elsewhere") as r:
         with pytest.raises(DeliveryError, match="answered HTTP 302"):
-            WebhookChannel(r.url).send(package, r.url)
+            WebhookSender(r.url).send(package, r.url)
     assert len(r.requests) == 1                      # not re-sent as a GET without the body
 
 
 def test_connection_refused_is_a_delivery_error(package):
     url = f"http://127.0.0.1:{unused_port()}/hook?key=abcdef"
     with pytest.raises(DeliveryError) as info:
-        WebhookChannel(url, timeout_s=2).send(package, url)
+        WebhookSender(url, timeout_s=2).send(package, url)
     assert str(info.value) == (f"cannot POST to webhook {url.split('?')[0]}?***: "
                                "connection refused (is the receiver running?)")
 
@@ -137,14 +137,14 @@ def test_secret_header_values_never_appear_in_errors(package):
     token = "Bearer tok-998877665544"
     with Receiver(statuses=[401], echo_auth=True) as r:   # a receiver that echoes the header back
         with pytest.raises(DeliveryError) as info:
-            WebhookChannel(r.url, headers={"Authorization": token}).send(package, r.url)
+            WebhookSender(r.url, headers={"Authorization": token}).send(package, r.url)
     assert r.requests[0]["headers"]["Authorization"] == token
     assert "answered HTTP 401" in str(info.value) and "tok-998877665544" not in str(info.value)
 
 
 def test_user_info_in_the_url_is_sent_as_basic_auth(package, receiver):
     url = receiver.url.replace("http://", "http://bot:hunter%4022@") + "/hook"
-    WebhookChannel(url).send(package, url)
+    WebhookSender(url).send(package, url)
     auth = receiver.requests[0]["headers"]["Authorization"]
     assert auth == "Basic " + base64.b64encode(b"bot:hunter@22").decode()
 

@@ -1,11 +1,19 @@
-"""The few exception types watchdog raises, so the CLI can turn each into one clear line.
+"""One exception root, and the two markers the retry rules read.
 
-Database errors are translated at the sandbox boundary into:
+Every error watchdog reports to a user derives from :class:`WatchdogError`, so the CLI turns each into
+one clear line (``error: ...`` / ``refused: ...``) and exit code 3. Each subsystem keeps its own errors
+beside it, deriving from this root:
 
-* ``QueryRefused``        -- policy said no (parser allowlist, or the database refused a write).
-* ``QueryTimeout``        -- the statement ran past ``timeout_s`` and was cancelled on the server.
-* ``QueryError``          -- the statement is wrong (bad SQL, unknown table or column): terminal.
-* ``DatabaseUnavailable`` -- cannot reach the database (refused, gone away, missing file): transient.
+* configuration: :class:`ConfigError` (here), ``watchdog.scan.suites.SuiteError`` (file, line, field);
+* the sandbox (here, since every caller meets them): :class:`QueryRefused`, :class:`QueryTimeout`,
+  :class:`QueryError`, :class:`DatabaseUnavailable`;
+* the report graph: ``watchdog.graph.models.LLMUnavailable``, ``LLMNotConfigured``;
+* delivery: ``watchdog.delivery.base.DeliveryError``.
+
+Whether an error is worth retrying is a *class*, not a flag: :class:`Transient` (a later attempt may
+succeed: a timeout, a connection refused, an SMTP server down) or :class:`Terminal` (the same call will
+fail the same way: bad SQL, a refused statement, an invalid suite). Retry rules (tenacity) retry
+``Transient`` and nothing else: ``retry_if_exception_type(Transient)``.
 """
 
 from __future__ import annotations
@@ -18,7 +26,15 @@ class WatchdogError(Exception):
     prefix = "error"
 
 
-class ConfigError(WatchdogError):
+class Transient(Exception):
+    """Marker: a later attempt may succeed (retry rules retry these)."""
+
+
+class Terminal(Exception):
+    """Marker: retrying the same call fails the same way (never retried)."""
+
+
+class ConfigError(WatchdogError, Terminal):
     """A configuration or check-suite file is invalid (names file, line and field)."""
 
 
@@ -26,25 +42,19 @@ class SandboxError(WatchdogError):
     """Base for errors raised by the read-only query sandbox."""
 
 
-class QueryRefused(SandboxError):
+class QueryRefused(SandboxError, Terminal):
     """The statement is not a single read, or it touches something with side effects."""
 
     prefix = "refused"
 
 
-class QueryTimeout(SandboxError):
+class QueryTimeout(SandboxError, Transient):
     """The statement ran longer than the time limit and was cancelled."""
 
-    transient = True
 
-
-class QueryError(SandboxError):
+class QueryError(SandboxError, Terminal):
     """The database rejected the statement (syntax, unknown column...). Not worth retrying."""
 
-    transient = False
 
-
-class DatabaseUnavailable(SandboxError):
+class DatabaseUnavailable(SandboxError, Transient):
     """The database could not be reached. Worth retrying later."""
-
-    transient = True

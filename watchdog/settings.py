@@ -17,14 +17,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    ValidationError,
-    field_validator,
-    model_validator,
-)
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
 from sqlalchemy.engine import make_url
 
 from watchdog.errors import ConfigError
@@ -36,14 +29,27 @@ DEFAULT_RELATIVE = Path("config") / "watchdog.yaml"
 _INTERPOLATION = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
 
+#: the defaults every entry point shares (a database's limits, the samples per breaching check): set once, here
+DEFAULT_TIMEOUT_S = 30.0
+DEFAULT_MAX_ROWS = 1000
+DEFAULT_SAMPLE = 5
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
 class DatabaseConfig(_Strict):
+    """A database to check: its URL and the sandbox's limits (the target every entry point passes on)."""
+
     url: str = Field(min_length=1)
-    timeout_s: float = Field(default=30.0, gt=0)
-    max_rows: int = Field(default=1000, gt=0)
+    timeout_s: float = Field(default=DEFAULT_TIMEOUT_S, gt=0)
+    max_rows: int = Field(default=DEFAULT_MAX_ROWS, gt=0)
+
+    def with_limits(self, *, timeout_s: float | None = None, max_rows: int | None = None) -> DatabaseConfig:
+        """The same database with limits given on the command line (None keeps the configured ones)."""
+        changes = {k: v for k, v in (("timeout_s", timeout_s), ("max_rows", max_rows)) if v is not None}
+        return self.model_copy(update=changes)
 
 
 DeliverOn = Literal["always", "problems", "changes"]
@@ -64,11 +70,11 @@ class EmailChannel(_Strict):
 class WebhookChannel(_Strict):
     url: str = Field(pattern=r"^https?://")
     on: DeliverOn = "problems"
-    headers: dict[str, str] = Field(default_factory=dict)
+    headers: dict[str, SecretStr] = Field(default_factory=dict)  # values often carry tokens
     timeout_s: float = Field(default=10.0, gt=0)
 
 
-class Deliver(_Strict):
+class DeliveryChannel(_Strict):
     """One delivery channel: exactly one of file, email, webhook."""
 
     file: FileChannel | None = None
@@ -76,7 +82,7 @@ class Deliver(_Strict):
     webhook: WebhookChannel | None = None
 
     @model_validator(mode="after")
-    def _one_channel(self) -> "Deliver":
+    def _one_channel(self) -> DeliveryChannel:
         given = [name for name in ("file", "email", "webhook") if getattr(self, name) is not None]
         if len(given) != 1:
             raise ValueError("each deliver item names exactly one channel: file, email or webhook")
@@ -116,8 +122,8 @@ class AuditConfig(_Strict):
     timezone: str = "UTC"
     llm: bool = False
     review: bool = False
-    sample: int = Field(default=5, ge=0)
-    deliver: list[Deliver] = Field(default_factory=list)
+    sample: int = Field(default=DEFAULT_SAMPLE, ge=0)
+    deliver: list[DeliveryChannel] = Field(default_factory=list)
 
     @field_validator("schedule")
     @classmethod
@@ -129,7 +135,8 @@ class AuditConfig(_Strict):
                 cron_trigger(value)
             except ValueError as exc:
                 message = str(exc)
-                raise ValueError(message if "5-field" in message else f"invalid cron string {value!r}: {message}") from None
+                detail = message if "5-field" in message else f"invalid cron string {value!r}: {message}"
+                raise ValueError(detail) from None
         return value
 
     @field_validator("timezone")
@@ -149,7 +156,7 @@ class SmtpConfig(_Strict):
     port: int = Field(default=25, gt=0, lt=65536)
     security: Literal["none", "starttls", "ssl"] = "none"
     username: str = ""
-    password: str = ""
+    password: SecretStr = SecretStr("")
     sender: str = "watchdog@example.com"
     timeout_s: float = Field(default=30.0, gt=0)
 
@@ -194,7 +201,7 @@ class LLMConfig(_Strict):
     """The LLM report. ``base_url``/``api_key`` fall back to OPENAI_BASE_URL / OPENAI_API_KEY."""
 
     base_url: str | None = None
-    api_key: str | None = None
+    api_key: SecretStr | None = None
     models: RoleModels = Field(default_factory=RoleModels)
     max_output_tokens: RoleTokens = Field(default_factory=RoleTokens)
     temperature: float = Field(default=0.2, ge=0, le=2)
@@ -226,7 +233,8 @@ class LLMConfig(_Strict):
     def endpoint(self) -> tuple[str | None, str | None]:
         """(base_url, api_key), config first, then the environment; empty strings count as unset."""
         base_url = self.base_url or os.environ.get("OPENAI_BASE_URL") or None
-        api_key = self.api_key or os.environ.get("OPENAI_API_KEY") or None
+        configured = self.api_key.get_secret_value() if self.api_key is not None else ""
+        api_key = configured or os.environ.get("OPENAI_API_KEY") or None
         return base_url, api_key
 
 
@@ -257,10 +265,15 @@ class Settings(_Strict):
         return self.path(os.environ.get("WATCHDOG_STATE_DIR") or self.state_dir)
 
     def database_url(self, name: str) -> str:
+        return self.database(name).url
+
+    def database(self, name: str) -> DatabaseConfig:
+        """The configured database ``name``, its URL resolved against the project root."""
         if name not in self.databases:
             known = ", ".join(sorted(self.databases)) or "none"
             raise ConfigError(f"{self.source}: no database named {name!r} (configured: {known})")
-        return resolve_url(self.databases[name].url, self.root)
+        db = self.databases[name]
+        return db.model_copy(update={"url": resolve_url(db.url, self.root)})
 
     def audit(self, name: str) -> AuditConfig:
         if name not in self.audits:
@@ -319,21 +332,45 @@ def load_settings(path: str | Path | None = None) -> Settings:
     settings.source = config_path.resolve()
     settings.root = (config_path.resolve().parent / (settings.base_dir or ".")).resolve()
     _check_references(settings, lines, config_path)
-    for db in settings.databases.values():
-        try:
-            password = make_url(db.url).password
-        except Exception:
-            continue
-        register_secret(password if isinstance(password, str) else None)
-    register_secret(settings.llm.api_key)
+    register_secrets(settings)
     register_secret(os.environ.get("OPENAI_API_KEY"))
-    register_secret(settings.smtp.password)
-    try:
-        history_password = make_url(settings.history.url).password
-        register_secret(history_password if isinstance(history_password, str) else None)
-    except Exception:
-        pass
     return settings
+
+
+def register_secrets(model: Any) -> None:
+    """One walk over a settings model: every ``SecretStr`` value, and the password of every ``url``
+    field (database, history, webhook), is registered with :mod:`watchdog.redact` to be masked."""
+    if isinstance(model, SecretStr):
+        value = model.get_secret_value()
+        register_secret(value)
+        for part in value.split()[1:]:  # "Bearer <token>": the token alone is a secret too
+            register_secret(part)
+    elif isinstance(model, BaseModel):
+        for name in type(model).model_fields:
+            value = getattr(model, name)
+            if name == "url" and isinstance(value, str):
+                register_secret(_url_password(value))
+            else:
+                register_secrets(value)
+    elif isinstance(model, dict):
+        for value in model.values():
+            register_secrets(value)
+    elif isinstance(model, (list, tuple)):
+        for value in model:
+            register_secrets(value)
+
+
+def _url_password(url: str) -> str | None:
+    try:
+        password = make_url(url).password
+    except Exception:
+        from urllib.parse import urlsplit
+
+        try:
+            password = urlsplit(url).password
+        except ValueError:
+            return None
+    return password if isinstance(password, str) else None
 
 
 def load_settings_or_default(path: str | Path | None = None) -> Settings:

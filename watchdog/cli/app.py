@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from watchdog import __version__
 from watchdog.redact import RedactingFilter
+
+if TYPE_CHECKING:
+    from watchdog.settings import DatabaseConfig
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -65,11 +68,10 @@ def cli(ctx: click.Context, debug: bool) -> None:
     logging.basicConfig(level=logging.DEBUG if debug else logging.WARNING, handlers=[handler])
 
 
-def resolve_db(db: str, config_path: Path | None) -> tuple[str, float | None, int | None]:
-    """``--db`` is a URL, or the name of a database in the configuration."""
-    if "://" in db:
-        return db, None, None
-    from watchdog.settings import load_settings
+def resolve_db(db: str, config_path: Path | None) -> DatabaseConfig:
+    """``--db`` is a URL (with the default limits), or the name of a database in the configuration."""
+    from watchdog.settings import DatabaseConfig, load_settings
 
-    settings = load_settings(config_path)
-    return settings.database_url(db), settings.databases[db].timeout_s, settings.databases[db].max_rows
+    if "://" in db:
+        return DatabaseConfig(url=db)
+    return load_settings(config_path).database(db)

@@ -17,7 +17,7 @@ from watchdog.run.scan_run import (
     run_scan,
     timestamp_dir,
 )
-from watchdog.scan.scanner import DEFAULT_SAMPLE
+from watchdog.settings import DEFAULT_MAX_ROWS, DEFAULT_SAMPLE, DEFAULT_TIMEOUT_S
 
 
 @cli.command(context_settings=CONTEXT)
@@ -30,7 +30,7 @@ from watchdog.scan.scanner import DEFAULT_SAMPLE
 @click.option("--sample", type=click.IntRange(min=0), default=DEFAULT_SAMPLE, show_default=True,
               help="Failing rows to fetch per breaching check (0: none).")
 @click.option("--timeout", "timeout_s", type=click.FloatRange(min=0, min_open=True), default=None,
-              help="Seconds allowed per query (default: the database's timeout_s, else 30).")
+              help=f"Seconds allowed per query (default: the database's timeout_s, else {DEFAULT_TIMEOUT_S:g}).")
 @click.option("--llm", is_flag=True, help="Also have an LLM write the report; its numbers are verified "
               "(needs OPENAI_API_KEY and/or OPENAI_BASE_URL, or llm: in the config).")
 @config_option
@@ -49,12 +49,12 @@ def scan(db: str, checks: tuple[str, ...], out_dir: Path | None, as_json: bool, 
     """
     from watchdog.settings import load_settings_or_default
 
-    url, db_timeout, db_max_rows = resolve_db(db, config_path)
+    database = resolve_db(db, config_path).with_limits(timeout_s=timeout_s)
     settings = load_settings_or_default(config_path) if llm else None
     target = out_dir or timestamp_dir(Path("reports").resolve() / "adhoc")
     with console.scan_progress(enabled=True) as progress:
-        outcome = run_scan(url, checks, out_dir=target, timeout_s=timeout_s or db_timeout, max_rows=db_max_rows,
-                           sample=sample, on_progress=progress, llm=llm, settings=settings)
+        outcome = run_scan(database, checks, out_dir=target, sample=sample, on_progress=progress, llm=llm,
+                           settings=settings)
     _show_outcome(outcome, as_json)
     sys.exit(int(outcome.exit_code))
 
@@ -76,9 +76,9 @@ def _show_outcome(outcome: ScanOutcome, as_json: bool) -> None:
 @cli.command(context_settings=CONTEXT)
 @click.option("--db", required=True, help="Database URL, or a database name from the config.")
 @click.argument("sql")
-@click.option("--max-rows", type=click.IntRange(min=0), default=None, help="Most rows to return (default 1000).")
+@click.option("--max-rows", type=click.IntRange(min=0), default=None, help=f"Most rows to return (default: the database's max_rows, else {DEFAULT_MAX_ROWS}).")
 @click.option("--timeout", "timeout_s", type=click.FloatRange(min=0, min_open=True), default=None,
-              help="Seconds allowed (default 30).")
+              help=f"Seconds allowed (default: the database's timeout_s, else {DEFAULT_TIMEOUT_S:g}).")
 @click.option("--json", "as_json", is_flag=True, help="Print {columns, rows, truncated} as JSON.")
 @config_option
 def query(db: str, sql: str, max_rows: int | None, timeout_s: float | None, as_json: bool,
@@ -94,8 +94,7 @@ def query(db: str, sql: str, max_rows: int | None, timeout_s: float | None, as_j
     """
     from watchdog.sandbox import Sandbox
 
-    url, db_timeout, db_max_rows = resolve_db(db, config_path)
-    with Sandbox(url, timeout_s=timeout_s or db_timeout or 30, max_rows=db_max_rows or 1000) as box:
+    with Sandbox.for_database(resolve_db(db, config_path).with_limits(timeout_s=timeout_s)) as box:
         result = box.query(sql, max_rows=max_rows)
     if as_json:
         click.echo(console.query_json(result))

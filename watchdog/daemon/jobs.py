@@ -16,7 +16,7 @@ import time
 import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from watchdog.redact import redact
 from watchdog.settings import Settings, load_settings
@@ -92,7 +92,7 @@ def run_audit_job(config_path: str, name: str) -> str | None:
     from watchdog.run.audit import execute_audit
 
     started = time.monotonic()
-    started_at = datetime.now(timezone.utc).replace(microsecond=0)
+    started_at = datetime.now(UTC).replace(microsecond=0)
     log.info("audit %s: run started", name)
     try:
         settings = _settings_for(config_path)

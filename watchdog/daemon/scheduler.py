@@ -14,7 +14,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from apscheduler.events import (
@@ -78,7 +78,7 @@ def create_scheduler(settings: Settings, *, max_workers: int = 10) -> Background
         jobstores={"default": jobstore},
         executors={"default": ThreadPoolExecutor(max_workers)},
         job_defaults={"coalesce": True, "max_instances": 1, "misfire_grace_time": settings.scheduler.misfire_grace_s},
-        timezone=timezone.utc)
+        timezone=UTC)
 
 
 @dataclass
@@ -98,7 +98,7 @@ def sync_jobs(scheduler: BackgroundScheduler, settings: Settings) -> SyncResult:
     wanted: dict[str, tuple[str, list[str], BaseTrigger]] = {
         audit_job_id(name): (RUN_AUDIT_REF, [config_path, name], trigger) for name, trigger in triggers.items()}
     wanted[OUTBOX_JOB_ID] = (FLUSH_OUTBOX_REF, [config_path],
-                             IntervalTrigger(seconds=settings.scheduler.outbox_interval_s, timezone=timezone.utc))
+                             IntervalTrigger(seconds=settings.scheduler.outbox_interval_s, timezone=UTC))
     result = SyncResult()
     existing = {job.id: job for job in scheduler.get_jobs()}
     for job_id in existing:
@@ -134,6 +134,6 @@ def on_job_event(event: JobEvent) -> None:
 
 
 def stamp(moment: datetime) -> str:
-    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 

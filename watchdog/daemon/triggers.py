@@ -7,7 +7,7 @@ is an interval in real seconds (units s, m, h, d).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from apscheduler.triggers.base import BaseTrigger
@@ -25,7 +25,7 @@ def audit_trigger(audit: AuditConfig) -> BaseTrigger | None:
         return None
     if isinstance(audit.schedule, Every):
         # intervals count real seconds: UTC, so no daylight-saving jump lengthens or shortens one
-        return IntervalTrigger(seconds=every_seconds(audit.schedule.every), timezone=timezone.utc)
+        return IntervalTrigger(seconds=every_seconds(audit.schedule.every), timezone=UTC)
     return cron_trigger(audit.schedule, audit.timezone)
 
 
@@ -39,14 +39,14 @@ def describe_schedule(audit: AuditConfig) -> str:
 
 def next_fire_times(trigger: BaseTrigger, count: int, now: datetime | None = None) -> list[datetime]:
     """The next ``count`` fire times of ``trigger`` after ``now``, as the scheduler computes them."""
-    now = now or datetime.now(timezone.utc)
+    now = now or datetime.now(UTC)
     times: list[datetime] = []
     previous: datetime | None = None
     while len(times) < count:
         fire = trigger.get_next_fire_time(previous, previous or now)
         if fire is None:
             break
-        times.append(fire.astimezone(timezone.utc).astimezone(fire.tzinfo))  # a real wall time (DST)
+        times.append(fire.astimezone(UTC).astimezone(fire.tzinfo))  # a real wall time (DST)
         previous = fire
     return times
 
@@ -70,7 +70,7 @@ class Upcoming:
 def upcoming_runs(settings: Settings, count: int = 3, now: datetime | None = None) -> list[Upcoming]:
     """Each configured audit with its next ``count`` run times (interval audits: counted from ``now``;
     the daemon counts them from its start)."""
-    now = now or datetime.now(timezone.utc)
+    now = now or datetime.now(UTC)
     out = []
     for name, audit in settings.audits.items():
         trigger = audit_trigger(audit)

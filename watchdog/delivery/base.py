@@ -9,11 +9,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from watchdog.errors import Transient, WatchdogError
 from watchdog.trends import counts
 
 
-class DeliveryError(Exception):
-    """A channel could not deliver (SMTP down, HTTP 500...): retried, then kept in the outbox."""
+class DeliveryError(WatchdogError, Transient):
+    """A sender could not deliver (SMTP down, HTTP 500...): retried, then kept in the outbox."""
 
 
 def network_reason(exc: BaseException, timeout_s: float, peer: str) -> str | None:
@@ -76,7 +77,7 @@ class RunPackage:
                    if (run_dir / "report.html").is_file() else "")
 
 
-class Channel(Protocol):
+class Sender(Protocol):
     kind: str
 
     def targets(self) -> list[str]:

@@ -14,7 +14,7 @@ import hashlib
 import re
 import smtplib
 import ssl
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from email.message import EmailMessage
 from email.utils import format_datetime
 from typing import Any
@@ -54,7 +54,7 @@ def email_context(package: RunPackage, doc: FindingsDoc, *, attached: bool) -> d
             "findings_path": str(package.findings_path), "attached": attached}
 
 
-class EmailChannel:
+class EmailSender:
     kind = "email"
 
     def __init__(self, smtp: SmtpConfig, to: list[str], attach_findings: bool = True, *,
@@ -64,7 +64,7 @@ class EmailChannel:
         self.attach_findings = attach_findings
         #: the TLS context for starttls/ssl (default: ssl.create_default_context(), verifying the server)
         self.ssl_context = ssl_context
-        register_secret(smtp.password)
+        register_secret(smtp.password.get_secret_value())
 
     def targets(self) -> list[str]:
         return list(self.to)
@@ -83,7 +83,7 @@ class EmailChannel:
         msg["Subject"] = package.subject
         msg["From"] = self.smtp.sender
         msg["To"] = target
-        msg["Date"] = format_datetime(datetime.now(timezone.utc))
+        msg["Date"] = format_datetime(datetime.now(UTC))
         msg["Message-ID"] = message_id(package.run_id, target)
         msg["X-Watchdog-Run"] = package.run_id
         msg["Auto-Submitted"] = "auto-generated"
@@ -102,7 +102,7 @@ class EmailChannel:
         try:
             with self._connect() as client:
                 if c.username:
-                    client.login(c.username, c.password)
+                    client.login(c.username, c.password.get_secret_value())
                 client.send_message(msg, from_addr=c.sender, to_addrs=[target])
         except (smtplib.SMTPException, OSError) as exc:  # socket.timeout and ssl.SSLError are OSErrors
             raise DeliveryError(self._mask(f"cannot send the e-mail to {target} through {c.host}:{c.port} "
@@ -128,7 +128,7 @@ class EmailChannel:
     def _mask(self, text: str) -> str:
         """:func:`redact`, and also the password as an SMTP AUTH exchange would carry it (base64)."""
         out = redact(text)
-        password, user = self.smtp.password, self.smtp.username
+        password, user = self.smtp.password.get_secret_value(), self.smtp.username
         if password:
             for plain in (password, f"\0{user}\0{password}", f"{user}\0{password}"):
                 encoded = base64.b64encode(plain.encode("utf-8")).decode("ascii")

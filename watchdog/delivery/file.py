@@ -6,25 +6,14 @@ one the run was filed in gets a copy.
 
 from __future__ import annotations
 
-import os
 import shutil
 from pathlib import Path
 
 from watchdog.delivery.base import DeliveryError, RunPackage
+from watchdog.run.filing import point_latest
 
 
-def point_latest(audit_dir: Path, run_dir: Path) -> Path:
-    """``<audit_dir>/latest`` -> the run folder (a relative symlink, replaced atomically)."""
-    link = audit_dir / "latest"
-    tmp = audit_dir / f".latest-{os.getpid()}"
-    if tmp.is_symlink() or tmp.exists():
-        tmp.unlink()
-    tmp.symlink_to(run_dir.name, target_is_directory=True)
-    os.replace(tmp, link)
-    return link
-
-
-class FileChannel:
+class FileSender:
     kind = "file"
 
     def __init__(self, directory: Path):

@@ -1,4 +1,4 @@
-"""Deliver a filed run through its channels: policy, retries, idempotency and the outbox.
+"""DeliveryChannel a filed run through its channels: policy, retries, idempotency and the outbox.
 
 * Policy per channel (``on:``): ``always``; ``problems`` (any fail, warn or error); ``changes`` (only
   when the findings differ from the last run delivered to the same target).
@@ -22,28 +22,29 @@ from tenacity import (
     wait_random_exponential,
 )
 
-from watchdog.delivery.base import Channel, DeliveryError, RunPackage
+from watchdog.delivery.base import DeliveryError, RunPackage, Sender
+from watchdog.errors import Transient
 from watchdog.history import DeliveryRecord, HistoryStore
 from watchdog.redact import redact
-from watchdog.settings import Deliver, Settings
+from watchdog.settings import DeliveryChannel, Settings
 
 log = logging.getLogger(__name__)
 
 
-def build_channel(kind: str, config: dict[str, Any], settings: Settings) -> Channel:
+def build_channel(kind: str, config: dict[str, Any], settings: Settings) -> Sender:
     """A channel from its (stored) configuration; SMTP settings always come from the current config."""
     if kind == "file":
-        from watchdog.delivery.file import FileChannel
+        from watchdog.delivery.file import FileSender
 
-        return FileChannel(settings.path(config.get("dir") or "reports"))
+        return FileSender(settings.path(config.get("dir") or "reports"))
     if kind == "email":
-        from watchdog.delivery.email import EmailChannel
+        from watchdog.delivery.email import EmailSender
 
-        return EmailChannel(settings.smtp, list(config["to"]), attach_findings=config.get("attach_findings", True))
+        return EmailSender(settings.smtp, list(config["to"]), attach_findings=config.get("attach_findings", True))
     if kind == "webhook":
-        from watchdog.delivery.webhook import WebhookChannel
+        from watchdog.delivery.webhook import WebhookSender
 
-        return WebhookChannel(config["url"], headers=config.get("headers") or {},
+        return WebhookSender(config["url"], headers=config.get("headers") or {},
                               timeout_s=config.get("timeout_s", 10.0))
     raise ValueError(f"unknown delivery channel {kind!r}")
 
@@ -69,7 +70,7 @@ def wanted(policy: str, package: RunPackage, kind: str, target: str, store: Hist
     return (False, f"no change since run {last} (on: changes)") if same else (True, "")
 
 
-def send_once(channel: Channel, package: RunPackage, target: str, store: HistoryStore, *, attempts: int,
+def send_once(channel: Sender, package: RunPackage, target: str, store: HistoryStore, *, attempts: int,
               wait_max_s: float, spec: dict[str, Any]) -> DeliveryRecord:
     """Send to one target unless it was already sent; retry; record sent or pending (outbox).
 
@@ -84,7 +85,7 @@ def send_once(channel: Channel, package: RunPackage, target: str, store: History
     tries = claimed
     error: str | None = None
     retrying = Retrying(stop=stop_after_attempt(attempts), wait=wait_random_exponential(multiplier=0.2, max=wait_max_s),
-                        retry=retry_if_exception_type(DeliveryError), reraise=True)
+                        retry=retry_if_exception_type(Transient), reraise=True)
     try:
         for attempt in retrying:
             with attempt:
@@ -101,9 +102,9 @@ def send_once(channel: Channel, package: RunPackage, target: str, store: History
     return record
 
 
-def deliver_package(package: RunPackage, items: list[Deliver], settings: Settings,
+def deliver_package(package: RunPackage, items: list[DeliveryChannel], settings: Settings,
                     store: HistoryStore) -> list[DeliveryRecord]:
-    """Deliver a filed run through every configured channel (policy first)."""
+    """DeliveryChannel a filed run through every configured channel (policy first)."""
     records = []
     for index, item in enumerate(items):
         channel = build_channel(item.kind, item.channel.model_dump(), settings)
@@ -141,7 +142,7 @@ def flush_outbox(settings: Settings, store: HistoryStore) -> list[DeliveryRecord
     return done
 
 
-def _configured_item(settings: Settings, audit: str, pending: DeliveryRecord) -> Deliver | None:
+def _configured_item(settings: Settings, audit: str, pending: DeliveryRecord) -> DeliveryChannel | None:
     """The configured channel a pending delivery belongs to (by position, else the first of its kind)."""
     if audit not in settings.audits:
         return None

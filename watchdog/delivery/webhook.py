@@ -15,8 +15,11 @@ import json
 import re
 import urllib.error
 import urllib.request
+from collections.abc import Mapping
 from typing import Any
 from urllib.parse import unquote, urlsplit, urlunsplit
+
+from pydantic import SecretStr
 
 from watchdog import __version__ as _version
 from watchdog.delivery.base import DeliveryError, RunPackage, network_reason
@@ -46,12 +49,13 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
         return None  # urllib then raises HTTPError for the 3xx answer
 
 
-class WebhookChannel:
+class WebhookSender:
     kind = "webhook"
 
-    def __init__(self, url: str, headers: dict[str, str] | None = None, timeout_s: float = 10.0):
+    def __init__(self, url: str, headers: Mapping[str, str | SecretStr] | None = None, timeout_s: float = 10.0):
         self.url = url
-        self.headers = dict(headers or {})
+        self.headers = {name: value.get_secret_value() if isinstance(value, SecretStr) else value
+                        for name, value in (headers or {}).items()}
         self.timeout_s = timeout_s
         for name, value in self.headers.items():
             if _SECRET_HEADER.search(name):
@@ -103,7 +107,7 @@ def _split_userinfo(url: str) -> tuple[str, str | None]:
     user, password = unquote(parts.username or ""), unquote(parts.password or "")
     register_secret(password)
     netloc = parts.netloc.rsplit("@", 1)[1]
-    token = base64.b64encode(f"{user}:{password}".encode("utf-8")).decode("ascii")
+    token = base64.b64encode(f"{user}:{password}".encode()).decode("ascii")
     register_secret(token)
     return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment)), f"Basic {token}"
 

@@ -22,9 +22,9 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
 from langchain_core.messages.utils import message_chunk_to_message
 from pydantic import SecretStr
-from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_random_exponential
+from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_random_exponential
 
-from watchdog.errors import WatchdogError
+from watchdog.errors import Terminal, Transient, WatchdogError
 from watchdog.redact import redact
 from watchdog.settings import LLMConfig
 
@@ -41,7 +41,15 @@ class LLMUnavailable(WatchdogError):
         self.attempts = attempts or []
 
 
-class LLMNotConfigured(WatchdogError):
+class ModelBusy(LLMUnavailable, Transient):
+    """One model call failed in a way worth retrying (rate limit, timeout, cut stream, connection, 5xx)."""
+
+    def __init__(self, cause: BaseException):
+        super().__init__(f"{type(cause).__name__}: {redact(clean_error(cause))}")
+        self.cause = cause
+
+
+class LLMNotConfigured(WatchdogError, Terminal):
     """--llm was asked for, but no endpoint is configured."""
 
 
@@ -109,8 +117,8 @@ def build_models(config: LLMConfig, base_url: str | None = None) -> Models:
     return Models(planner=make("planner"), specialist=make("specialist"), evaluator=make("evaluator"))
 
 
-def is_transient(exc: BaseException) -> bool:
-    """Worth retrying: rate limits, timeouts, cut streams, connection errors, 5xx."""
+def endpoint_transient(exc: BaseException) -> bool:
+    """An endpoint error worth retrying: rate limits, timeouts, cut streams, connection errors, 5xx."""
     if isinstance(exc, StreamCut):
         return True
     try:
@@ -218,7 +226,7 @@ def invoke(runnable: Any, messages: list[BaseMessage], limits: Limits | None = N
     start = time.monotonic()
     retrying = Retrying(stop=stop_after_attempt(limits.attempts),
                         wait=wait_random_exponential(multiplier=0.25, max=limits.max_wait_s),
-                        retry=retry_if_exception(is_transient), reraise=True)
+                        retry=retry_if_exception_type(Transient), reraise=True)
     log: list[dict[str, Any]] = []
     try:
         for attempt in retrying:
@@ -230,19 +238,22 @@ def invoke(runnable: Any, messages: list[BaseMessage], limits: Limits | None = N
                     # the server counted these tokens even though no usage came back: estimate them
                     log.append({"outcome": "cut", "why": str(cut), "input": _estimate_tokens(messages),
                                 "output": cut.chunks, "estimated": True, "seconds": round(time.monotonic() - began, 3)})
-                    raise
+                    raise ModelBusy(cut) from cut
                 except Exception as exc:
                     log.append({"outcome": "error", "why": f"{type(exc).__name__}: {clean_error(exc)}", "input": 0,
                                 "output": 0, "seconds": round(time.monotonic() - began, 3)})
+                    if endpoint_transient(exc):
+                        raise ModelBusy(exc) from exc
                     raise
                 usage = usage_of(message)
                 finish = (message.response_metadata or {}).get("finish_reason")
                 log.append({"outcome": "ok", "finish_reason": finish, "input": usage["input"],
                             "output": usage["output"], "seconds": round(time.monotonic() - began, 3)})
     except Exception as exc:  # endpoint down, auth error, bad request, cut stream...
-        kind = "after retries" if is_transient(exc) else "not retried"
-        raise LLMUnavailable(f"model call failed ({kind}, {len(log)} attempt(s)): {type(exc).__name__}: "
-                             f"{redact(clean_error(exc))}", total_usage(log), log) from None
+        cause = exc.cause if isinstance(exc, ModelBusy) else exc
+        kind = "after retries" if isinstance(exc, Transient) else "not retried"
+        raise LLMUnavailable(f"model call failed ({kind}, {len(log)} attempt(s)): {type(cause).__name__}: "
+                             f"{redact(clean_error(cause))}", total_usage(log), log) from None
     return Call(message, total_usage(log), time.monotonic() - start, len(log), finish, log)
 
 

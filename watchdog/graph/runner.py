@@ -1,10 +1,10 @@
-"""Run the LLM report graph on written findings and deliver what it produced.
+"""Run the LLM report graph on findings and return what it produced: an outcome, never a file.
 
-``report.md`` is the verified LLM report or, when the loop ends without passing (or the endpoint
-is down), the deterministic report with a banner saying why; the last draft is then kept as
-``report.unverified.md``. ``audit.json`` holds every round. Runs are durable: the checkpointer
-(SQLite, in the state directory) keys them by run id, and :func:`resume_llm_report` continues a
-run that was killed from its last checkpoint.
+The outcome carries the verified report text (or, when the loop ended without passing or the
+endpoint was down, the reason and the last draft) and every round, token count and verdict; the
+run's filing (:mod:`watchdog.run.filing`) turns it into report.md, report.unverified.md and
+audit.json. Runs are durable: the checkpointer (SQLite, in the state directory) keys them by run id,
+and :func:`resume_llm_report` continues a run that was killed from its last checkpoint.
 """
 
 from __future__ import annotations
@@ -23,8 +23,6 @@ from watchdog.graph.graph import build_report_graph
 from watchdog.graph.models import Models, build_models, placeholder_models
 from watchdog.graph.tools import query_tool
 from watchdog.redact import redact
-from watchdog.report import render_markdown
-from watchdog.report.render import render_changes_markdown
 from watchdog.sandbox import Sandbox
 from watchdog.settings import LLMConfig, Settings
 from watchdog.verify import verify_fn
@@ -33,14 +31,38 @@ from watchdog.verify import verify_fn
 @dataclass
 class LLMReportOutcome:
     run_id: str
-    outcome: str
-    report_path: Path
-    audit_path: Path
-    unverified_path: Path | None = None
+    outcome: str                                  # verified | fallback
+    out_dir: Path                                 # the run folder the graph was started for
+    findings: FindingsDoc
+    trends: dict[str, str] | None = None
+    final_report: str | None = None               # the verified Markdown (outcome "verified")
+    draft: str | None = None                      # the last draft (kept as report.unverified.md on fallback)
     reason: str | None = None
+    models: dict[str, str] = field(default_factory=dict)
     tokens: dict[str, dict[str, int]] = field(default_factory=dict)
     fix_rounds: int = 0
     replans: int = 0
+    verification: Any = None
+    review: Any = None
+    rounds: list[Any] = field(default_factory=list)
+
+    @property
+    def report_path(self) -> Path:
+        return self.out_dir / "report.md"
+
+    @property
+    def unverified_path(self) -> Path | None:
+        return self.out_dir / "report.unverified.md" if self.outcome != "verified" and self.draft else None
+
+    @property
+    def audit_path(self) -> Path:
+        return self.out_dir / "audit.json"
+
+    def record(self) -> dict[str, Any]:
+        """The ``llm`` section of audit.json."""
+        return {"outcome": self.outcome, "fallback_reason": self.reason, "models": self.models,
+                "tokens": self.tokens, "fix_rounds": self.fix_rounds, "replans": self.replans,
+                "verification": self.verification, "review": self.review, "rounds": self.rounds}
 
 
 def recursion_limit(config: LLMConfig) -> int:
@@ -72,16 +94,16 @@ def run_config(run_id: str, config: LLMConfig) -> dict[str, Any]:
     return {"configurable": {"thread_id": run_id}, "recursion_limit": recursion_limit(config)}
 
 
-def write_llm_report(doc: FindingsDoc, out_dir: Path, *, settings: Settings, run_id: str,
+def run_llm_report(doc: FindingsDoc, out_dir: Path, *, settings: Settings, run_id: str,
                      models: Models | None = None, sandbox: Sandbox | None = None,
                      trends: dict[str, str] | None = None) -> LLMReportOutcome:
-    """Run the graph on ``doc`` (already on disk in ``out_dir``) and deliver its result there."""
+    """Run the graph on ``doc`` (whose findings.json is already filed in ``out_dir``); write nothing."""
     with endpoint(settings, models) as base_url, checkpointer(settings.state_path()) as saver:
         graph, models = _graph(settings, models, sandbox, saver, base_url)
         initial = {"run_id": run_id, "findings": doc.model_dump(mode="json"), "out_dir": str(out_dir),
                    "trends": trends}
         state = graph.invoke(initial, run_config(run_id, settings.llm), durability="sync")
-    return deliver(state, models.names())
+    return outcome_of(state, models.names())
 
 
 def resume_llm_report(run_id: str, *, settings: Settings, models: Models | None = None,
@@ -95,11 +117,11 @@ def resume_llm_report(run_id: str, *, settings: Settings, models: Models | None 
         if not snapshot.values:
             raise WatchdogError(f"no run {run_id!r} in {settings.state_path() / CHECKPOINT_FILE}")
         if not snapshot.next:
-            return deliver(snapshot.values, models.names() if models else settings.llm.models.model_dump())
+            return outcome_of(snapshot.values, models.names() if models else settings.llm.models.model_dump())
         with endpoint(settings, models) as base_url:
             graph, models = _graph(settings, models, sandbox, saver, base_url)
             state = graph.invoke(None, config, durability="sync")
-    return deliver(state, models.names())
+    return outcome_of(state, models.names())
 
 
 def trail_of(run_id: str, settings: Settings) -> list[dict[str, Any]]:
@@ -131,44 +153,18 @@ def _brief(value: Any) -> Any:
     return value
 
 
-def deliver(state: dict[str, Any], model_names: dict[str, str]) -> LLMReportOutcome:
-    """Write report.md (the verified LLM report, or the deterministic one with a banner), report.unverified.md
-    and audit.json."""
-    out_dir = Path(state["out_dir"])
-    doc = FindingsDoc.model_validate(state["findings"])
-    report_path = out_dir / "report.md"
-    unverified_path: Path | None = None
+def outcome_of(state: dict[str, Any], model_names: dict[str, str]) -> LLMReportOutcome:
+    """The graph's final state as an outcome (nothing is written here)."""
     outcome = state.get("outcome") or "fallback"
     reason = state.get("fallback_reason")
-    trends = state.get("trends")
     if outcome == "verified" and state.get("draft_finish") == "length":  # never deliver a cut draft as verified
         outcome, reason = "fallback", "the draft was cut off by the output token cap (llm.max_output_tokens.specialist)"
-    if outcome == "verified" and state.get("final_report"):
-        changes = render_changes_markdown(doc, trends) if trends else ""
-        report_path.write_text(state["final_report"].rstrip() + "\n" + changes, encoding="utf-8")
-    else:
-        reason = reason or "the report graph did not finish"
-        banner = (f"Unverified LLM draft not delivered: {redact(reason)[:600]} This is the deterministic report, "
-                  "complete and correct by construction.")
-        report_path.write_text(render_markdown(doc, banner=banner, trends=trends), encoding="utf-8")
-        if state.get("draft"):
-            unverified_path = out_dir / "report.unverified.md"
-            unverified_path.write_text(state["draft"], encoding="utf-8")
-    audit = {
-        "run_id": state.get("run_id"),
-        "outcome": outcome,
-        "fallback_reason": reason,
-        "models": model_names,
-        "tokens": state.get("tokens", {}),
-        "fix_rounds": state.get("fix_round", 0),
-        "replans": state.get("replans", 0),
-        "verification": state.get("verification"),
-        "review": state.get("review"),
-        "rounds": state.get("trail", []),
-    }
-    audit_path = out_dir / "audit.json"
-    audit_path.write_text(redact(json.dumps(audit, indent=2, ensure_ascii=False, default=str)) + "\n", encoding="utf-8")
-    return LLMReportOutcome(run_id=str(state.get("run_id")), outcome=outcome, report_path=report_path,
-                            audit_path=audit_path, unverified_path=unverified_path, reason=reason,
-                            tokens=state.get("tokens", {}), fix_rounds=state.get("fix_round", 0),
-                            replans=state.get("replans", 0))
+    if outcome != "verified" or not state.get("final_report"):
+        outcome, reason = "fallback", reason or "the report graph did not finish"
+    return LLMReportOutcome(
+        run_id=str(state.get("run_id")), outcome=outcome, out_dir=Path(state["out_dir"]),
+        findings=FindingsDoc.model_validate(state["findings"]), trends=state.get("trends"),
+        final_report=state.get("final_report") if outcome == "verified" else None, draft=state.get("draft"),
+        reason=redact(reason) if reason else None, models=model_names, tokens=state.get("tokens", {}),
+        fix_rounds=state.get("fix_round", 0), replans=state.get("replans", 0),
+        verification=state.get("verification"), review=state.get("review"), rounds=state.get("trail", []))

@@ -11,7 +11,7 @@ import json
 import os
 import socket
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -79,13 +79,13 @@ STALE_CLAIM_S = 900
 
 
 def _iso_ago(seconds: float) -> str:
-    return (datetime.now(timezone.utc) - timedelta(seconds=seconds)).isoformat(timespec="microseconds").replace(
+    return (datetime.now(UTC) - timedelta(seconds=seconds)).isoformat(timespec="microseconds").replace(
         "+00:00", "Z")
 
 
 def now_iso() -> str:
     """UTC now, ISO 8601 with microseconds, so runs started in the same second still sort in order."""
-    return datetime.now(timezone.utc).isoformat(timespec="microseconds").replace("+00:00", "Z")
+    return datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
 
 
 @dataclass

@@ -8,17 +8,16 @@ A crash or a signal leaves the run ``interrupted``, never ``running``.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from watchdog.delivery.base import RunPackage
-from watchdog.delivery.file import point_latest
 from watchdog.delivery.outbox import deliver_package, flush_outbox
 from watchdog.exit_codes import ExitCode
 from watchdog.history import DeliveryRecord, HistoryStore
 from watchdog.redact import redact
+from watchdog.run.filing import RunFolder
 from watchdog.run.scan_run import (
     ScanOutcome,
     reports_dir,
@@ -63,11 +62,10 @@ def execute_audit(settings: Settings, name: str, *, store: HistoryStore | None =
         try:
             previous = store.previous_run(name, run_id)
             outcome = run_scan(
-                settings.database_url(audit.database), [settings.path(p) for p in audit.checks], out_dir=run_dir,
-                timeout_s=settings.databases[audit.database].timeout_s,
-                max_rows=settings.databases[audit.database].max_rows, sample=audit.sample, on_progress=on_progress,
+                settings.database(audit.database), [settings.path(p) for p in audit.checks], out_dir=run_dir,
+                sample=audit.sample, on_progress=on_progress,
                 llm=audit.llm, settings=settings, models=models, run_id=run_id,
-                previous_findings=store.findings_of(previous.id) if previous else [])
+                previous_findings=store.findings_of(previous.id) if previous else [], audit=name)
             status = STATUS[outcome.exit_code]
             file_run(outcome, name, status, audit.review)
             store.finish_run(run_id, status="awaiting_review" if audit.review else status,
@@ -89,17 +87,11 @@ def execute_audit(settings: Settings, name: str, *, store: HistoryStore | None =
 
 def file_run(outcome: ScanOutcome, audit: str, status: str, review: bool) -> None:
     """report.html and audit.json beside findings.json and report.md, and ``latest`` pointing here."""
-    from watchdog.report.html import render_html
-
-    run_dir = outcome.out_dir
-    (run_dir / "report.html").write_text(render_html(outcome.doc, trends=outcome.trends, audit=audit),
-                                         encoding="utf-8")
-    audit_path = run_dir / "audit.json"
-    llm = json.loads(audit_path.read_text(encoding="utf-8")) if audit_path.is_file() else None
-    meta = {"run_id": outcome.doc.run_id, "audit": audit, "status": status, "review_required": review,
-            "summary": outcome.doc.summary.model_dump(), "trends": outcome.trends, "llm": llm}
-    audit_path.write_text(json.dumps(meta, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
-    point_latest(run_dir.parent, run_dir)
+    folder = RunFolder(outcome.out_dir)
+    folder.write_html(outcome.doc, outcome.trends, audit)
+    folder.write_audit(run_id=outcome.doc.run_id, audit=audit, status=status, review_required=review,
+                       summary=outcome.doc.summary.model_dump(), trends=outcome.trends, llm=outcome.llm)
+    folder.point_latest()
 
 
 def _llm_summary(outcome: ScanOutcome) -> dict[str, Any] | None:
@@ -115,7 +107,7 @@ def _llm_summary(outcome: ScanOutcome) -> dict[str, Any] | None:
 def _delivery_graph(settings: Settings, store: HistoryStore, saver: Any) -> Any:
     from watchdog.run.review_gate import build_delivery_graph
 
-    def deliver(state: dict[str, Any]) -> list[dict[str, Any]]:
+    def send_run(state: dict[str, Any]) -> list[dict[str, Any]]:
         package = RunPackage.load(Path(state["run_dir"]))
         records = deliver_package(package, settings.audit(state["audit"]).deliver, settings, store)
         decision = state.get("decision") or {}
@@ -129,7 +121,7 @@ def _delivery_graph(settings: Settings, store: HistoryStore, saver: Any) -> Any:
         store.set_status(state["run_id"], package.status,
                          review={"decision": "rejected", "reason": decision.get("reason"), "by": decision.get("by")})
 
-    return build_delivery_graph(deliver, reject, saver)
+    return build_delivery_graph(send_run, reject, saver)
 
 
 def start_delivery(settings: Settings, store: HistoryStore, run_id: str, audit: str, run_dir: Path, *,

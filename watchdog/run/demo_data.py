@@ -21,7 +21,7 @@ import random
 import re
 import sqlite3
 from collections import Counter
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from itertools import product
 from pathlib import Path
 
@@ -30,22 +30,10 @@ CONTACT_STATUSES = ["lead", "customer", "churned"]
 DEAL_STAGES = ["open", "qualified", "proposal", "won", "lost"]
 AGE_MIN, AGE_MAX = 0, 120
 
-_FIRST_NAMES = (
-    "Ada Alan Alice Amir Ana Ben Bianca Carla Chen Chloe Dan Diego Elena Emil Eva Farah "
-    "Felix Grace Hana Hugo Ines Ivan Jana Jonas Kai Kenji Lara Leo Lina Luca Maya Mia "
-    "Nadia Nils Noah Olga Omar Pia Raj Rosa Sami Sara Tara Theo Uma Vera Wei Yara Zoe Zora"
-).split()
-_LAST_NAMES = (
-    "Abbott Berg Costa Dahl Ekstrom Fischer Garcia Haas Ito Jensen Kowalski Lang Meyer "
-    "Novak Okafor Patel Quinn Rossi Silva Tanaka Udeh Varga Weber Xu Yilmaz Zimmer Moreau "
-    "Nguyen Oliveira Petrov Schmidt Santos Kim Larsen Dubois Horvat Lindqvist Brennan "
-    "Ferrari Keller Mendes Nakamura Popescu Romero Sato Torres Vogel Wagner Young Zhang"
-).split()
-_COMPANY_WORDS = (
-    "Acme Apex Blue Bright Cedar Cobalt Delta Ember Falcon Granite Harbor Iron Juniper "
-    "Kestrel Lumen Maple Nimbus Orbit Pine Quartz Redwood Summit Tidal Vertex Willow Zenith"
-).split()
-_COMPANY_SUFFIXES = "Labs Systems Logistics Foods Analytics Health Energy Works Capital Robotics".split()
+_FIRST_NAMES = ["Ada", "Alan", "Alice", "Amir", "Ana", "Ben", "Bianca", "Carla", "Chen", "Chloe", "Dan", "Diego", "Elena", "Emil", "Eva", "Farah", "Felix", "Grace", "Hana", "Hugo", "Ines", "Ivan", "Jana", "Jonas", "Kai", "Kenji", "Lara", "Leo", "Lina", "Luca", "Maya", "Mia", "Nadia", "Nils", "Noah", "Olga", "Omar", "Pia", "Raj", "Rosa", "Sami", "Sara", "Tara", "Theo", "Uma", "Vera", "Wei", "Yara", "Zoe", "Zora"]
+_LAST_NAMES = ["Abbott", "Berg", "Costa", "Dahl", "Ekstrom", "Fischer", "Garcia", "Haas", "Ito", "Jensen", "Kowalski", "Lang", "Meyer", "Novak", "Okafor", "Patel", "Quinn", "Rossi", "Silva", "Tanaka", "Udeh", "Varga", "Weber", "Xu", "Yilmaz", "Zimmer", "Moreau", "Nguyen", "Oliveira", "Petrov", "Schmidt", "Santos", "Kim", "Larsen", "Dubois", "Horvat", "Lindqvist", "Brennan", "Ferrari", "Keller", "Mendes", "Nakamura", "Popescu", "Romero", "Sato", "Torres", "Vogel", "Wagner", "Young", "Zhang"]
+_COMPANY_WORDS = ["Acme", "Apex", "Blue", "Bright", "Cedar", "Cobalt", "Delta", "Ember", "Falcon", "Granite", "Harbor", "Iron", "Juniper", "Kestrel", "Lumen", "Maple", "Nimbus", "Orbit", "Pine", "Quartz", "Redwood", "Summit", "Tidal", "Vertex", "Willow", "Zenith"]
+_COMPANY_SUFFIXES = ["Labs", "Systems", "Logistics", "Foods", "Analytics", "Health", "Energy", "Works", "Capital", "Robotics"]
 _TLDS = ["com", "io", "co", "net", "de"]
 _INDUSTRIES = ["software", "retail", "logistics", "finance", "healthcare", "energy", "manufacturing"]
 _COUNTRIES = ["US", "DE", "GB", "FR", "NL", "SE", "JP", "BR", "IN", "CA"]
@@ -270,10 +258,10 @@ def build_demo_database(path: Path, seed: int = 20261129, now: datetime | None =
     The result also holds ``"_rows": {table: row_count}``.
     """
     if now is None:
-        now = datetime.now(timezone.utc)
+        now = datetime.now(UTC)
     if now.tzinfo is not None:
-        now = now.astimezone(timezone.utc)
-    now = now.replace(microsecond=0, tzinfo=timezone.utc)
+        now = now.astimezone(UTC)
+    now = now.replace(microsecond=0, tzinfo=UTC)
 
     rng = random.Random(seed)
     companies = _build_companies(rng, now)

@@ -27,7 +27,7 @@ def thread_config(run_id: str) -> dict[str, Any]:
     return {"configurable": {"thread_id": f"deliver:{run_id}"}}
 
 
-def build_delivery_graph(deliver: Callable[[DeliveryState], list[dict[str, Any]]],
+def build_delivery_graph(send_run: Callable[[DeliveryState], list[dict[str, Any]]],
                          reject: Callable[[DeliveryState], None], checkpointer: Any) -> Any:
     def gate(state: DeliveryState) -> dict[str, Any]:
         if not state.get("review"):
@@ -40,7 +40,7 @@ def build_delivery_graph(deliver: Callable[[DeliveryState], list[dict[str, Any]]
         return "deliver" if (state.get("decision") or {}).get("approved") else "rejected"
 
     def deliver_node(state: DeliveryState) -> dict[str, Any]:
-        return {"delivered": deliver(state)}
+        return {"delivered": send_run(state)}
 
     def rejected_node(state: DeliveryState) -> dict[str, Any]:
         reject(state)

@@ -1,26 +1,25 @@
-"""One run function for every entry point (``scan``, ``demo``, later ``run`` and the scheduler).
+"""One scan function for every entry point (``scan``, ``run``, ``demo``, the daemon).
 
-Suites are validated before any query; findings.json is written before anything that can fail
-later (report rendering now; the LLM and delivery later).
+Suites are validated before any query; findings.json is filed before anything that can fail later
+(report rendering, the LLM, delivery). Files are written only through :mod:`watchdog.run.filing`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from secrets import token_hex
 from typing import TYPE_CHECKING
 
 from watchdog.exit_codes import ExitCode
 from watchdog.findings import FindingsDoc
-from watchdog.report import render_markdown
+from watchdog.run.filing import RunFolder
 from watchdog.sandbox import Sandbox
-from watchdog.sandbox.sandbox import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S
-from watchdog.scan.scanner import DEFAULT_SAMPLE, Progress, scan
+from watchdog.scan.scanner import Progress, scan
 from watchdog.scan.suites import load_suites
-from watchdog.settings import Deliver, Settings
+from watchdog.settings import DEFAULT_SAMPLE, DatabaseConfig, DeliveryChannel, Settings
 from watchdog.trends import compare
 
 if TYPE_CHECKING:  # the LLM stack is imported only when an LLM report is asked for
@@ -45,7 +44,7 @@ class ScanOutcome:
 
 def timestamp_dir(parent: Path) -> Path:
     """A new folder ``parent/<UTC timestamp>`` (suffixed -2, -3... if that second is taken)."""
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     candidate, n = parent / stamp, 1
     while candidate.exists():
         n += 1
@@ -70,38 +69,63 @@ def expand_suite_paths(paths: Iterable[str | Path]) -> list[Path]:
     return out
 
 
-def run_scan(url: str, suite_paths: Iterable[str | Path], *, out_dir: Path, timeout_s: float | None = None,
-             max_rows: int | None = None, sample: int = DEFAULT_SAMPLE, on_progress: Progress | None = None,
+def run_scan(database: str | DatabaseConfig, suite_paths: Iterable[str | Path], *, out_dir: Path,
+             sample: int = DEFAULT_SAMPLE, on_progress: Progress | None = None,
              llm: bool = False, settings: Settings | None = None, models: Models | None = None,
-             run_id: str | None = None, previous_findings: list[dict] | None = None) -> ScanOutcome:
-    """Validate suites, scan through the sandbox, write findings.json and the deterministic report.md;
-    then, with ``llm``, run the report graph (which may replace report.md with a verified LLM report)."""
+             run_id: str | None = None, previous_findings: list[dict] | None = None,
+             audit: str | None = None) -> ScanOutcome:
+    """Validate suites, scan ``database`` (a URL with the default limits, or a configured database) through
+    the sandbox, file findings.json (first) and report.md; with ``llm``, run the report graph and file what
+    it produced (report.md, report.unverified.md, audit.json)."""
     suites = load_suites(expand_suite_paths(suite_paths))
     checks = [check for suite in suites for check in suite.checks]
     run_id = run_id or run_id_for(out_dir)
-    with Sandbox(url, timeout_s=timeout_s or DEFAULT_TIMEOUT_S, max_rows=max_rows or DEFAULT_MAX_ROWS) as box:
+    folder = RunFolder(out_dir)
+    target = database if isinstance(database, DatabaseConfig) else DatabaseConfig(url=database)
+    with Sandbox.for_database(target) as box:
         doc = scan(box, checks, sample=sample, suites=[str(s.path) for s in suites], on_progress=on_progress)
         doc.run_id = run_id
-        findings_path = doc.write(out_dir / "findings.json")
+        findings_path = folder.write_findings(doc)
         trends = (compare([f.model_dump(mode="json") for f in doc.findings], previous_findings)
                   if previous_findings is not None else None)
-        report_path = out_dir / "report.md"
-        report_path.write_text(render_markdown(doc, trends=trends), encoding="utf-8")
-        outcome = ScanOutcome(doc, out_dir, findings_path, report_path, trends=trends)
-        if llm:
-            from watchdog.graph.models import build_models
-            from watchdog.graph.runner import write_llm_report
+        if not llm:
+            report_path = folder.write_report(doc, trends)
+            return ScanOutcome(doc, out_dir, findings_path, report_path, trends=trends)
+        folder.write_report(doc, trends)  # the deterministic report is there even if the LLM step dies
+        from watchdog.graph.models import build_models
+        from watchdog.graph.runner import run_llm_report
 
-            if models is None:
-                build_models((settings or Settings()).llm)  # no endpoint: a clear error, findings already written
-            outcome.llm = write_llm_report(doc, out_dir, settings=settings or Settings(), run_id=run_id,
-                                           models=models, sandbox=box, trends=trends)
-    return outcome
+        settings = settings or Settings()
+        if models is None:
+            build_models(settings.llm)  # no endpoint: a clear error, findings already written
+        result = run_llm_report(doc, out_dir, settings=settings, run_id=run_id, models=models, sandbox=box,
+                                trends=trends)
+    report_path = folder.write_report(doc, trends, result)
+    if audit is None:  # a scan: audit.json records the LLM run (an audit files its own, with the audit's keys)
+        folder.write_audit(run_id=run_id, audit=None, status=doc.exit_code().name.lower(), review_required=False,
+                           summary=doc.summary.model_dump(), trends=trends, llm=result)
+    return ScanOutcome(doc, out_dir, findings_path, report_path, llm=result, trends=trends)
 
 
-def reports_dir(settings: Settings, deliver: list[Deliver]) -> Path:
+def reports_dir(settings: Settings, deliver: list[DeliveryChannel]) -> Path:
     """Where an audit files its runs: its first ``file`` channel's folder, else ``reports``."""
     for item in deliver:
         if item.file is not None:
             return settings.path(item.file.dir)
     return settings.path("reports")
+
+
+def resume_report(run_id: str, *, settings: Settings, sandbox: Sandbox | None = None) -> LLMReportOutcome:
+    """Continue an interrupted LLM report from its checkpoint and file what it produced into its run
+    folder (report.md, report.unverified.md, audit.json keeping the audit-level keys already filed)."""
+    from watchdog.graph.runner import resume_llm_report
+
+    result = resume_llm_report(run_id, settings=settings, sandbox=sandbox)
+    folder = RunFolder(result.out_dir)
+    doc = result.findings
+    folder.write_report(doc, result.trends, result)
+    filed = folder.read_audit() or {}
+    folder.write_audit(run_id=run_id, audit=filed.get("audit"), status=filed.get("status") or
+                       doc.exit_code().name.lower(), review_required=bool(filed.get("review_required")),
+                       summary=doc.summary.model_dump(), trends=result.trends, llm=result)
+    return result

@@ -91,8 +91,7 @@ DENIED_FUNCTIONS: frozenset[str] = frozenset(
         "pg_stat_statements_reset", "pg_log_backend_memory_contexts", "pg_event_trigger_ddl_commands",
         # ... functions that run SQL given as a string (ts_stat, ts_rewrite) or change server state
         "ts_stat", "ts_rewrite", "dblink_disconnect", "dblink_cancel_query", "dblink_close", "dblink_is_busy",
-        "dblink_get_connections", "dblink_error_message", "dblink_get_notify", "dblink_send_query",
-        "pg_replication_origin_drop", "pg_replication_origin_session_setup", "pg_replication_origin_session_reset",
+        "dblink_get_connections", "dblink_error_message", "dblink_get_notify", "pg_replication_origin_drop", "pg_replication_origin_session_setup", "pg_replication_origin_session_reset",
         "pg_replication_origin_advance", "pg_replication_origin_xact_setup", "pg_replication_origin_xact_reset",
         "pg_copy_physical_replication_slot", "pg_copy_logical_replication_slot", "pg_replication_slot_advance",
         "pg_logical_slot_get_changes", "pg_logical_slot_get_binary_changes", "pg_log_standby_snapshot",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
+from typing import Any
 
 from sqlalchemy.engine import make_url
 from sqlglot import exp
@@ -14,11 +15,10 @@ from watchdog.redact import safe_url
 from watchdog.sandbox.policy import ReadOnlyPolicy, sqlglot_dialect
 from watchdog.sandbox.result import QueryResult
 from watchdog.sandbox.sessions import Session, open_session
+from watchdog.settings import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, DatabaseConfig
 
 log = logging.getLogger(__name__)
 
-DEFAULT_TIMEOUT_S = 30.0
-DEFAULT_MAX_ROWS = 1000
 DEFAULT_MAX_BYTES = 16 * 1024 * 1024
 
 
@@ -28,6 +28,11 @@ class Sandbox:
     >>> box = Sandbox("sqlite:///reports/demo/crm.db", timeout_s=5, max_rows=100)
     >>> box.query("SELECT count(*) FROM contacts").scalar()    # doctest: +SKIP
     """
+
+    @classmethod
+    def for_database(cls, db: DatabaseConfig, **options: Any) -> Sandbox:
+        """A sandbox on a configured database, with its limits."""
+        return cls(db.url, timeout_s=db.timeout_s, max_rows=db.max_rows, **options)
 
     def __init__(
         self,

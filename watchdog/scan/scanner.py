@@ -11,7 +11,7 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from watchdog import __version__
@@ -27,9 +27,9 @@ from watchdog.redact import redact
 from watchdog.sandbox import Sandbox
 from watchdog.scan.check_types import Check, Metric
 from watchdog.scan.planner import Statement, batch_statements, plan
+from watchdog.settings import DEFAULT_SAMPLE
 
 Progress = Callable[[int, int, str], None]
-DEFAULT_SAMPLE = 5
 
 
 @dataclass
@@ -42,7 +42,7 @@ class _Measured:
 def scan(sandbox: Sandbox, checks: list[Check], *, sample: int = DEFAULT_SAMPLE, suites: list[str] | None = None,
          on_progress: Progress | None = None) -> FindingsDoc:
     """Run ``checks`` and return the findings document (never raises for a check's own failure)."""
-    started = datetime.now(timezone.utc)
+    started = datetime.now(UTC)
     clock = time.monotonic()
     the_plan = plan(checks, sandbox.dialect)
     measured = _Measured()

@@ -7,7 +7,7 @@ Timestamps without a time zone are taken as UTC; numbers as Unix epoch seconds.
 from __future__ import annotations
 
 import re
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from typing import Any
 
 from pydantic import Field, field_validator
@@ -40,11 +40,11 @@ def parse_duration(text: str) -> float:
 def to_utc(value: Any) -> datetime:
     """A database value (datetime, date, ISO text, epoch number) as an aware UTC datetime."""
     if isinstance(value, datetime):
-        return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value.astimezone(timezone.utc)
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
     if isinstance(value, date):
-        return datetime(value.year, value.month, value.day, tzinfo=timezone.utc)
+        return datetime(value.year, value.month, value.day, tzinfo=UTC)
     if isinstance(value, (int, float)):
-        return datetime.fromtimestamp(float(value), tz=timezone.utc)
+        return datetime.fromtimestamp(float(value), tz=UTC)
     if isinstance(value, str):
         try:
             return to_utc(datetime.fromisoformat(value.strip().replace("Z", "+00:00")))
@@ -83,7 +83,7 @@ class Freshness(Check):
         if newest is None:
             return Measurement(total=total, details={"newest": None})
         stamp = to_utc(newest)
-        age = round((datetime.now(timezone.utc) - stamp).total_seconds())
+        age = round((datetime.now(UTC) - stamp).total_seconds())
         return Measurement(total=total, observed=age, details={"newest": stamp.isoformat()})
 
     def breached(self, m: Measurement) -> bool:

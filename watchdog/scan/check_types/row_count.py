@@ -26,7 +26,7 @@ class RowCountOptions(CheckOptions):
     max: int | None = Field(default=None, ge=0)
 
     @model_validator(mode="after")
-    def _ordered(self) -> "RowCountOptions":
+    def _ordered(self) -> RowCountOptions:
         if self.min is not None and self.max is not None and self.min > self.max:
             raise ValueError(f"min ({self.min}) is greater than max ({self.max})")
         return self
