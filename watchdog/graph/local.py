@@ -19,11 +19,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from watchdog.errors import WatchdogError
+from watchdog.errors import Terminal, WatchdogError
 from watchdog.settings import LocalModel
 
 
-class LocalModelError(WatchdogError):
+class LocalModelError(WatchdogError, Terminal):
     """The local model server could not be started."""
 
 

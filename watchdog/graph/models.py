@@ -53,7 +53,7 @@ class LLMNotConfigured(WatchdogError, Terminal):
     """--llm was asked for, but no endpoint is configured."""
 
 
-class StreamCut(Exception):
+class StreamCut(WatchdogError, Transient):
     """A streamed answer stopped: no first token in time, or no next token for the idle timeout."""
 
     def __init__(self, message: str, chunks: int) -> None:
