@@ -7,7 +7,10 @@ traceback unless ``--debug`` is given.
 
 from __future__ import annotations
 
+import signal
 import sys
+import threading
+from types import FrameType
 
 import click
 
@@ -23,13 +26,15 @@ __all__ = ["cli", "main"]
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the CLI, turning every error into one line and exit code 3."""
     debug = "--debug" in (argv if argv is not None else sys.argv[1:])
+    if threading.current_thread() is threading.main_thread():
+        # SIGTERM ends a run the way Ctrl-C does: recorded as interrupted, one line (the daemon installs its own)
+        signal.signal(signal.SIGTERM, _terminated)
     try:
         cli.main(args=argv, prog_name="watchdog", standalone_mode=False)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
-    except click.exceptions.Abort:
-        console.error_line("error", "aborted")
-        sys.exit(int(ExitCode.ERROR))
+    except click.exceptions.Abort as exc:
+        _aborted(exc)
     except click.ClickException as exc:  # usage errors exit 3, not click's 2 (2 means "warnings")
         console.error_line("error", exc.format_message())
         sys.exit(int(ExitCode.ERROR))
@@ -43,11 +48,24 @@ def main(argv: list[str] | None = None) -> None:
             raise
         console.error_line(exc.prefix, exc)
         sys.exit(int(ExitCode.ERROR))
-    except KeyboardInterrupt:
-        console.error_line("error", "interrupted")
+    except KeyboardInterrupt as exc:
+        console.error_line("error", "interrupted" + (f" by {exc.args[0]}" if exc.args else ""))
         sys.exit(int(ExitCode.INTERRUPTED))
     except Exception as exc:  # a bug: still one line, with the way to see more
         if debug:
             raise
         console.error_line("error", f"unexpected {type(exc).__name__}: {redact(exc)} (run with --debug for details)")
         sys.exit(int(ExitCode.ERROR))
+
+
+def _terminated(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt("SIGTERM")
+
+
+def _aborted(exc: click.exceptions.Abort) -> None:
+    cause = exc.__cause__ or exc.__context__
+    if isinstance(cause, KeyboardInterrupt):  # click turns Ctrl-C (and our SIGTERM) into Abort
+        console.error_line("error", "interrupted" + (f" by {cause.args[0]}" if cause.args else ""))
+        sys.exit(int(ExitCode.INTERRUPTED))
+    console.error_line("error", "aborted")
+    sys.exit(int(ExitCode.ERROR))

@@ -38,11 +38,15 @@ class Prose(BaseModel):
 
 def prose_schema(names: list[str], keys: tuple[str, ...] = ("summary", "priorities", "checks")) -> dict[str, Any]:
     """The JSON schema sent as ``response_format`` (a grammar on llama.cpp: names can only be real checks)."""
-    strings = {"type": "array", "items": {"type": "string"}}
+    def strings(most: int) -> dict[str, Any]:  # bounded: a small model otherwise repeats a line to the cap
+        return {"type": "array", "items": {"type": "string", "minLength": 8, "maxLength": 300},
+                "minItems": 1, "maxItems": most}
+
     check = {"type": "object", "additionalProperties": False, "required": ["name", "causes", "fixes"],
              "properties": {"name": {"type": "string", **({"enum": names} if names else {})},
-                            "causes": strings, "fixes": strings}}
-    props = {"summary": {"type": "string"}, "priorities": strings, "checks": {"type": "array", "items": check}}
+                            "causes": strings(3), "fixes": strings(3)}}
+    props = {"summary": {"type": "string", "minLength": 20, "maxLength": 800}, "priorities": strings(5),
+             "checks": {"type": "array", "items": check, **({"maxItems": len(names)} if names else {})}}
     schema = {"type": "object", "additionalProperties": False, "required": list(keys),
               "properties": {k: props[k] for k in keys}}
     return {"type": "json_schema", "json_schema": {"name": "report_prose", "strict": True, "schema": schema}}
