@@ -76,8 +76,10 @@ def parse_prose(text: str) -> tuple[Prose | None, str | None]:
     """The model's JSON answer, or None and what is wrong with it."""
     body = unwrap(text)
     start, end = body.find("{"), body.rfind("}")
-    if start < 0 or end <= start:
+    if start < 0:
         return None, "The answer is not the JSON object asked for (no {...} in it)."
+    if end <= start:
+        return None, "The JSON answer is incomplete: it ends before the object closes."
     try:
         data = json.loads(body[start:end + 1])
     except json.JSONDecodeError as exc:
@@ -115,17 +117,35 @@ def prose_parts(prose: Prose, parts: list[str]) -> Prose:
                  checks=[c for c in prose.checks if c.name.strip("` ") in names])
 
 
-def missing_prose(prose: Prose, names: list[str]) -> list[tuple[str, str]]:
-    """(part, issue) for every problem check without likely causes or suggested fixes, and an empty summary."""
+_WORD = re.compile(r"[a-z0-9']+")
+
+
+def _shingles(text: str, n: int = 5) -> set[tuple[str, ...]]:
+    words = _WORD.findall(text.lower())
+    return {tuple(words[i:i + n]) for i in range(len(words) - n + 1)}
+
+
+def echoes(text: str, instructions: str) -> bool:
+    """The text repeats five words in a row of what it was told (small models copy their instructions)."""
+    return bool(_shingles(text) & _shingles(instructions))
+
+
+def missing_prose(prose: Prose, names: list[str], instructions: str = "") -> list[tuple[str, str]]:
+    """(part, issue) for an empty or echoed summary, and every problem check without likely causes or suggested
+    fixes (lines that only repeat the instructions do not count)."""
+    def real(lines: list[str]) -> list[str]:
+        return [x for x in lines if x.strip() and not (instructions and echoes(x, instructions))]
+
     out: list[tuple[str, str]] = []
-    if not prose.summary.strip():
-        out.append(("summary", "The summary is empty: write two or three sentences on what matters most."))
+    if not real([prose.summary]):
+        out.append(("summary", "The summary is empty or repeats the instructions: write two or three sentences "
+                               "of your own on what matters most in these findings."))
     have = prose.by_name()
     for name in names:
         entry = have.get(name)
-        if entry is None or not [c for c in entry.causes if c.strip()]:
+        if entry is None or not real(entry.causes):
             out.append((f"checks.{name}", f"`{name}` has no likely causes: give two or three specific ones."))
-        if entry is None or not [f for f in entry.fixes if f.strip()]:
+        if entry is None or not real(entry.fixes):
             out.append((f"checks.{name}", f"`{name}` has no suggested fixes: give two or three concrete ones."))
     return out
 

@@ -79,6 +79,13 @@ is wrong with them. Answer with the same JSON object, only these parts, every li
 counts or percentages; if you mention a number, copy it exactly from the findings."""
 
 
+#: what a model's prose must not merely repeat (program mode: echoed instructions do not count as prose)
+INSTRUCTIONS = "\n".join([SHARED_SYSTEM, PROSE, FIX_PROSE,
+                          "The summary is empty or repeats the instructions: write two or three sentences of your "
+                          "own on what matters most in these findings. has no likely causes: give two or three "
+                          "specific ones. has no suggested fixes: give two or three concrete ones."])
+
+
 def findings_data(findings: dict[str, Any]) -> str:
     """The findings as delimited data, one check a line: only what the report needs, samples capped."""
     keep = ("name", "check", "table", "column", "columns", "status", "severity", "params", "failing", "total",

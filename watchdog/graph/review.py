@@ -58,7 +58,8 @@ def structural(state: ReportState, deps: GraphDeps) -> list[tuple[str | None, st
             out.append((None, problem or "The answer is not the JSON object asked for."))
         else:
             prose = compose.Prose.model_validate(state["prose"])
-            out += list(compose.missing_prose(prose, prompts.problem_names(state["findings"])))
+            told = "\n".join([prompts.INSTRUCTIONS, *(state.get("issues") or [])])  # what the model was told
+            out += list(compose.missing_prose(prose, prompts.problem_names(state["findings"]), told))
         return out
     return out + [(None, m) for m in draft_problems(draft)]
 
