@@ -239,8 +239,14 @@ def splice(parts: list[str], flagged: list[int], answer: str) -> str:
         heading = parts[flagged[0]].split("\n", 1)[0]
         out[flagged[0]] = heading + "\n\n" + answer.strip() + _tail(parts[flagged[0]])
         return "".join(out)
+    unmatched = [i for i in flagged if _heading_key(parts[i]) not in by_key]
+    spare = [x for x in new if _heading_key(x) not in {_heading_key(parts[i]) for i in flagged}]
     for i in flagged:
         replacement = by_key.get(_heading_key(parts[i]))
+        if replacement is None and len(unmatched) == len(spare):  # renamed headings: pair them in order
+            replacement = spare[unmatched.index(i)]
+            if re.match(r"^#\s", parts[i]) and not re.match(r"^#\s", replacement):  # keep the title
+                replacement = parts[i].split("\n", 1)[0] + "\n\n" + replacement
         if replacement is not None:
             out[i] = replacement.rstrip() + _tail(parts[i])
     return "".join(out)

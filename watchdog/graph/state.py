@@ -7,7 +7,9 @@ and token counts per role are summed.
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Any, Literal, TypedDict
+from typing import Annotated, Any, Literal
+
+from typing_extensions import TypedDict  # pydantic reads it on Python < 3.12 (the input JSON schema)
 
 Role = Literal["planner", "specialist", "evaluator"]
 Outcome = Literal["verified", "fallback"]
