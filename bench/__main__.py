@@ -86,7 +86,8 @@ def main(argv: list[str] | None = None) -> int:
     name = args.name or "bench-" + started.strftime("%Y%m%dT%H%M%SZ")
     command = "bench/run " + " ".join(argv if argv is not None else sys.argv[1:])
     log = lambda msg: print(msg, file=sys.stderr, flush=True)  # noqa: E731 - progress on stderr, tables on stdout
-    result: dict[str, Any] = {"name": name, "command": command.strip(), "started_at": started.isoformat(timespec="seconds"),
+    result: dict[str, Any] = {"name": name, "command": command.strip(),
+                              "started_at": started.isoformat(timespec="seconds"),
                               "machine_at_start": machine(), "versions": versions(args)}
     if "postgresql" in args.backend_list and result["versions"]["postgresql"] is None:
         log(f"PostgreSQL not reachable at {args.pg_url}: benchmarking SQLite only")

@@ -9,6 +9,7 @@ the child's ``ru_maxrss``. Without /usr/bin/time, ``VmHWM`` in /proc/<pid>/statu
 
 from __future__ import annotations
 
+import contextlib
 import os
 import platform
 import signal
@@ -71,10 +72,8 @@ def run_child(cmd: list[str], *, env: dict[str, str] | None = None, cwd: Path | 
 
         def kill() -> None:
             timed_out.set()
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.killpg(proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
 
         timer = threading.Timer(timeout_s, kill)
         timer.start()

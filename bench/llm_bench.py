@@ -4,7 +4,8 @@ Stub run: the demo CRM is built, scanned once without ``--llm`` (the baseline wa
 and the deterministic report of those findings is the specialist's script: first with one failing count
 changed (verify_fn must flag it), then correct. So "rounds until verify passes" is measured, not assumed.
 Freshness ages in exact seconds are dropped from the draft (the ``--llm`` run scans a few seconds
-later, so they would be stale); the rounded ages (``45d 2h``) stay. The stub counts words as tokens. Each run is a fresh ``watchdog scan --llm`` process; from its audit.json:
+later, so they would be stale); the rounded ages (``45d 2h``) stay. The stub counts words as tokens.
+Each run is a fresh ``watchdog scan --llm`` process; from its audit.json:
 model calls and tokens per role, the rounds, and the wall time spent outside the model (process wall minus
 the latency of the model-calling steps).
 
@@ -94,7 +95,8 @@ def summarise(audit: dict[str, Any], wall_s: float) -> dict[str, Any]:
     passed_at = next((i + 1 for i, r in enumerate(evaluations) if (r.get("verification") or {}).get("passed")), None)
     return {
         "outcome": audit.get("outcome"), "models": audit.get("models"), "tokens": audit.get("tokens"),
-        "steps": [r.get("step") for r in rounds], "fix_rounds": audit.get("fix_rounds"), "replans": audit.get("replans"),
+        "steps": [r.get("step") for r in rounds], "fix_rounds": audit.get("fix_rounds"),
+        "replans": audit.get("replans"),
         "drafts_verified": len(evaluations),
         "drafts_flagged": sum(1 for r in evaluations if not (r.get("verification") or {}).get("passed")),
         "verify_passed_on_draft": passed_at, "converged": audit.get("outcome") == "verified",

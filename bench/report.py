@@ -15,7 +15,7 @@ DB = {"sqlite": "SQLite", "postgresql": "PostgreSQL"}
 def table(headers: list[str], rows: list[list[Any]]) -> str:
     cells = [[str(c) for c in headers]] + [[("–" if c is None else str(c)) for c in row] for row in rows]
     widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
-    line = lambda r: "| " + " | ".join(c.ljust(w) for c, w in zip(r, widths)) + " |"  # noqa: E731
+    line = lambda r: "| " + " | ".join(c.ljust(w) for c, w in zip(r, widths, strict=False)) + " |"  # noqa: E731
     return "\n".join([line(cells[0]), "|" + "|".join("-" * (w + 2) for w in widths) + "|", *map(line, cells[1:])])
 
 
@@ -39,8 +39,9 @@ def scan_tables(scan: dict[str, Any]) -> str:
         ratios.append([f"{run['rows']:,}", DB[run["backend"]], fmt_ratio(r["watchdog/limit"]),
                        fmt_ratio(r["watchdog_nosample/limit"]), fmt_ratio(r["gx/watchdog"]),
                        fmt_ratio(r["soda/watchdog"]),
-                       f"{st['statements']} = " + " + ".join(f"{kinds[k]['count']} {k}" for k in
-                                                             ("batch", "unique", "foreign_key", "sample") if k in kinds),
+                       f"{st['statements']} = " + " + ".join(
+                           f"{kinds[k]['count']} {k}"
+                           for k in ("batch", "unique", "foreign_key", "sample") if k in kinds),
                        f"{sample_s:.2f} of {st['scan_seconds']:.2f}"])
     parts = ["Scan speed: wall seconds per whole process, median (min–max); peak RSS of that process",
              table(["rows/table", "db", "tool", "wall s", "reps", "peak RSS MB", "counts"], timing), "",
@@ -127,7 +128,8 @@ def targets(scan: dict[str, Any]) -> str:
                              + ("met" if b / a <= 1.2 else "NOT met"))
     counts = {r["statements"]["statements"] - r["statements"]["by_kind"].get("sample", {}).get("count", 0)
               for r in runs}
-    lines.append(f"  statements per scan without samples: {sorted(counts)} (tables 2 + unique 1 + foreign keys 1 = 4) — "
+    lines.append(f"  statements per scan without samples: {sorted(counts)} "
+                 "(tables 2 + unique 1 + foreign keys 1 = 4) — "
                  + ("met" if counts == {4} else "NOT met") + "; plus one LIMIT query per breaching check for samples")
     return "Targets (reported, not enforced)\n" + "\n".join(lines)
 

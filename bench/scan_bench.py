@@ -59,8 +59,8 @@ def tools(out_dir: Path, with_peers: bool = True) -> list[Tool]:
                                                            t["raw"]]),
     ]
     if with_peers and GX_PYTHON.exists():
-        found.append(Tool("gx", "Great Expectations", lambda b, t: [str(GX_PYTHON), str(BENCH / "peers" / "gx_runner.py"),
-                                                                    b, t["gx"]], peer=True))
+        found.append(Tool("gx", "Great Expectations",
+                          lambda b, t: [str(GX_PYTHON), str(BENCH / "peers" / "gx_runner.py"), b, t["gx"]], peer=True))
     if with_peers and SODA_PYTHON.exists():
         found.append(Tool("soda", "Soda Core", lambda b, t: [str(SODA_PYTHON), str(BENCH / "peers" / "soda_runner.py"),
                                                              b, t["raw"]], backends=("postgresql",), peer=True))
@@ -200,8 +200,8 @@ def run_scan_bench(sizes: list[int], *, data_dir: Path, pg_admin: str, reps: int
                           peer_slow_s=peer_slow_s, with_peers=with_peers, log=log)
             if "sqlite" in backends:
                 _, took = datagen.build_sqlite(data_dir, rows)
-                generation.append({"rows": rows, "backend": "sqlite", "seconds": None if took is None else round(took, 1),
-                                   "reused": took is None})
+                generation.append({"rows": rows, "backend": "sqlite",
+                                   "seconds": None if took is None else round(took, 1), "reused": took is None})
                 log(f"  sqlite {rows:,} rows: " + ("reused" if took is None else f"generated in {took:.1f}s"))
                 results.append(bench_one(rows, "sqlite", **common))
             if "postgresql" in backends:

@@ -65,7 +65,7 @@ class TestDatabase:
             return
         table = sa.table(name, *[sa.column(c) for c in columns])
         with self.engine.begin() as conn:
-            conn.execute(table.insert(), [dict(zip(columns, r)) for r in rows])
+            conn.execute(table.insert(), [dict(zip(columns, r, strict=True)) for r in rows])
 
     def quote(self, name: str) -> str:
         return f"`{name}`" if self.kind == "mariadb" else f'"{name}"'

@@ -133,7 +133,8 @@ class Target:
         if self.kind == "sqlite":
             state.update(self._sqlite_state())
         else:
-            # PostgreSQL: a fresh admin connection each time sees server, database and role settings as a new session would
+            # PostgreSQL: a fresh admin connection each time sees server, database and role settings
+            # as a new session would
             with self.fresh.connect() as conn:
                 state.update(self._postgres_state(conn) if self.kind == "postgresql" else self._mysql_state(conn))
         return state
@@ -162,21 +163,24 @@ class Target:
         data = {}
         for name, relkind, _acl in relations:
             if relkind in ("r", "p", "m"):
-                data[name] = q(f"SELECT count(*), md5(coalesce(string_agg(x::text, ',' ORDER BY x::text), '')) FROM {name} x")
+                data[name] = q("SELECT count(*), md5(coalesce(string_agg(x::text, ',' ORDER BY x::text), '')) "
+                               f"FROM {name} x")
             elif relkind == "S":
                 data[name] = q(f"SELECT last_value, is_called FROM {name}")
         return {
             "relations": relations,
             "data": data,
             "catalog counts": q(
-                "SELECT (SELECT count(*) FROM pg_class), (SELECT count(*) FROM pg_proc), (SELECT count(*) FROM pg_namespace), "
+                "SELECT (SELECT count(*) FROM pg_class), (SELECT count(*) FROM pg_proc), "
+                "(SELECT count(*) FROM pg_namespace), "
                 "(SELECT count(*) FROM pg_type), (SELECT count(*) FROM pg_trigger), (SELECT count(*) FROM pg_rewrite), "
-                "(SELECT count(*) FROM pg_attribute), (SELECT count(*) FROM pg_index), (SELECT count(*) FROM pg_description), "
+                "(SELECT count(*) FROM pg_attribute), (SELECT count(*) FROM pg_index), "
+                "(SELECT count(*) FROM pg_description), "
                 "(SELECT count(*) FROM pg_extension), (SELECT count(*) FROM pg_event_trigger), "
                 "(SELECT count(*) FROM pg_publication), (SELECT count(*) FROM pg_largeobject_metadata), "
                 "(SELECT count(*) FROM pg_largeobject)"),
-            "roles": q("SELECT rolname, rolsuper, rolcanlogin, rolcreaterole, rolcreatedb, rolreplication, rolbypassrls "
-                       "FROM pg_roles ORDER BY 1"),
+            "roles": q("SELECT rolname, rolsuper, rolcanlogin, rolcreaterole, rolcreatedb, rolreplication, "
+                       "rolbypassrls FROM pg_roles ORDER BY 1"),
             "role settings": q("SELECT setdatabase, setrole, setconfig::text FROM pg_db_role_setting ORDER BY 1, 2"),
             "settings": q("SELECT name, setting FROM pg_settings WHERE source <> 'default' ORDER BY name"),
             "config files": q("SELECT sourcefile, name, setting FROM pg_file_settings ORDER BY 1, 2"),
@@ -184,11 +188,13 @@ class Target:
                           "WHERE datname = current_database()"),
             "replication slots": q("SELECT slot_name FROM pg_replication_slots ORDER BY 1"),
             "prepared transactions": q("SELECT gid FROM pg_prepared_xacts ORDER BY 1"),
-            "locks": q("SELECT l.locktype, l.mode, l.granted, coalesce(l.objid::text, ''), coalesce(l.relation::text, '') "
+            "locks": q("SELECT l.locktype, l.mode, l.granted, coalesce(l.objid::text, ''), "
+                       "coalesce(l.relation::text, '') "
                        "FROM pg_locks l WHERE l.pid <> pg_backend_pid() AND (l.database = (SELECT oid FROM pg_database "
                        "WHERE datname = current_database()) OR l.pid IN (SELECT pid FROM pg_stat_activity "
                        "WHERE datname = current_database())) ORDER BY 1, 2, 3, 4, 5"),
-            "busy sessions": q("SELECT state, left(query, 100) FROM pg_stat_activity WHERE datname = current_database() "
+            "busy sessions": q("SELECT state, left(query, 100) FROM pg_stat_activity "
+                               "WHERE datname = current_database() "
                                "AND pid <> pg_backend_pid() AND state IS DISTINCT FROM 'idle' ORDER BY 1, 2"),
         }
 
@@ -213,10 +219,12 @@ class Target:
             "tables": tables,
             "data": data,
             "schema files": sorted(os.listdir(schema_dir)) if os.access(schema_dir, os.R_OK) else None,
-            "objects": q("SELECT (SELECT count(*) FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA IN (DATABASE(), 'mysql')), "
+            "objects": q("SELECT (SELECT count(*) FROM information_schema.ROUTINES "
+                         "WHERE ROUTINE_SCHEMA IN (DATABASE(), 'mysql')), "
                          "(SELECT count(*) FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = DATABASE()), "
                          "(SELECT count(*) FROM information_schema.VIEWS WHERE TABLE_SCHEMA = DATABASE()), "
-                         "(SELECT count(*) FROM information_schema.EVENTS WHERE EVENT_SCHEMA IN (DATABASE(), 'mysql')), "
+                         "(SELECT count(*) FROM information_schema.EVENTS "
+                         "WHERE EVENT_SCHEMA IN (DATABASE(), 'mysql')), "
                          "(SELECT count(*) FROM mysql.proc), "
                          "(SELECT count(*) FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE()), "
                          "(SELECT count(*) FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE()), "
@@ -257,7 +265,8 @@ class Target:
 
     def changes(self) -> dict[str, Any]:
         after = self.state()
-        return {key: (self.baseline[key], after.get(key)) for key in self.baseline if after.get(key) != self.baseline[key]}
+        return {key: (self.baseline[key], after.get(key)) for key in self.baseline
+                if after.get(key) != self.baseline[key]}
 
     def assert_unchanged(self) -> None:
         # a statement the client gave up on at deadline + grace may still be stuck on the server in
@@ -355,7 +364,8 @@ def attempt(target: Target, sql: str, timeout_s: float = TIMEOUT_S) -> Outcome:
 
 
 def params(cases: list[Case]) -> list:
-    return [pytest.param(kind, case, id=f"{case.id}[{kind}]") for kind in KINDS for case in cases if kind in case.dialects]
+    return [pytest.param(kind, case, id=f"{case.id}[{kind}]")
+            for kind in KINDS for case in cases if kind in case.dialects]
 
 
 @pytest.mark.parametrize(("kind", "case"), params(ATTACKS))

@@ -106,7 +106,8 @@ def test_history_marks_new_resolved_worse_better_and_unchanged_over_three_runs(p
     assert "| `items.sku.not_null` | FAIL | BETTER | 1 | 20 | 5.00% |" in report
     assert "| `items.sku.unique` | PASS | RESOLVED | 0 | 20 | 0% |" in report
     html = (third.run_dir / "report.html").read_text()
-    assert '<td><code>items.sku.unique</code></td><td class="status status-pass">PASS</td><td class="mark mark-resolved">' in html
+    assert ('<td><code>items.sku.unique</code></td><td class="status status-pass">PASS</td>'
+            '<td class="mark mark-resolved">') in html
     package = RunPackage.load(third.run_dir)
     assert package.subject == "[watchdog] shop: 2 failed, 0 warned (1 new, 2 resolved, 1 better)"
     assert RunPackage.load(second.run_dir).subject == "[watchdog] shop: 2 failed, 1 warned (1 new, 1 worse)"

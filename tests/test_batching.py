@@ -218,7 +218,8 @@ def test_a_split_plan_gives_the_same_values(database, tmp_path):
             values = {}
             for statement in plan(checks, sandbox.dialect, max_columns=max_columns).statements:
                 row = sandbox.query(statement.sql).rows[0]
-                values.update(dict(zip(statement.metrics, row)) if statement.is_batch else {statement.metrics[0]: row})
+                values.update(dict(zip(statement.metrics, row, strict=True)) if statement.is_batch
+                              else {statement.metrics[0]: row})
             return values
 
         assert measured(2) == measured(200)

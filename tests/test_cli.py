@@ -24,7 +24,8 @@ def shop_db(tmp_path: Path) -> str:
         conn.executemany("INSERT INTO customers VALUES (?, ?, ?)",
                          [(i, None if i in (3, 7) else f"c{i}@shop.com", "gold" if i % 2 else "basic")
                           for i in range(1, 11)])
-        conn.executemany("INSERT INTO orders VALUES (?, ?, ?)", [(i, 99 if i == 5 else i, 10.0 * i) for i in range(1, 9)])
+        conn.executemany("INSERT INTO orders VALUES (?, ?, ?)",
+                         [(i, 99 if i == 5 else i, 10.0 * i) for i in range(1, 9)])
     return f"sqlite:///{path}"
 
 
@@ -113,7 +114,8 @@ def test_checks_takes_several_paths_and_folders(run_cli, shop_db, tmp_path):
     (folder / "b.yaml").write_text("tables:\n  orders:\n    - unique: id\n")
     extra = tmp_path / "c.yaml"
     extra.write_text("tables:\n  orders:\n    - row_count: {min: 1}\n")
-    result = run_cli("scan", "--db", shop_db, "--checks", str(folder), str(extra), "--json", "--out", str(tmp_path / "o"))
+    result = run_cli("scan", "--db", shop_db, "--checks", str(folder), str(extra), "--json",
+                     "--out", str(tmp_path / "o"))
     assert [f["name"] for f in json.loads(result.stdout)["findings"]] == [
         "customers.id.unique", "orders.id.unique", "orders.row_count"]
 

@@ -86,7 +86,7 @@ def test_one_message_per_recipient_with_exact_headers(package):
             channel.send(package, target)
     assert [r.rcpt_tos for r in sink.received] == [["ops@example.com"], ["data@example.com"]]
     assert all(r.mail_from == "watchdog@dq.example" for r in sink.received)
-    for target, msg in zip(channel.targets(), sink.messages):
+    for target, msg in zip(channel.targets(), sink.messages, strict=True):
         assert package.subject == SUBJECT
         assert msg["Subject"] == SUBJECT
         assert msg["From"] == "watchdog@dq.example"

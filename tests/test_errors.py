@@ -34,7 +34,8 @@ def test_every_error_watchdog_defines_is_under_the_one_root():
     # worker process (standard library only, by design) reports a missing file that becomes DatabaseUnavailable
     private = {"watchdog.yaml_lines.DuplicateKeyError", "watchdog.sandbox.sqlite_worker.Unavailable"}
     strays = [f"{c.__module__}.{c.__name__}" for c in classes
-              if not issubclass(c, (WatchdogError, Transient, Terminal)) and f"{c.__module__}.{c.__name__}" not in private]
+              if not issubclass(c, (WatchdogError, Transient, Terminal))
+              and f"{c.__module__}.{c.__name__}" not in private]
     assert strays == []
 
 

@@ -41,11 +41,13 @@ TEMPLATES = [
 
 #: pieces that must never get a statement through to a change
 FORBIDDEN = [
-    "; DROP TABLE t", "; DELETE FROM t", ";DELETE FROM t", "; UPDATE t SET s = 'pwned'", "; INSERT INTO t VALUES (99, 'x')",
+    "; DROP TABLE t", "; DELETE FROM t", ";DELETE FROM t", "; UPDATE t SET s = 'pwned'",
+    "; INSERT INTO t VALUES (99, 'x')",
     " INTO wd_fuzz_into", " INTO @wd_x", " FOR UPDATE", " FOR SHARE", " LOCK IN SHARE MODE",
     " INTO OUTFILE '__TMP__fuzz'", " INTO DUMPFILE '__TMP__fuzz_dump'",
-    ", pg_advisory_lock(4242)", ", pg_catalog.pg_advisory_lock(4242)", ", GET_LOCK('wd_attack', 0)", ", nextval('t_seq')",
-    ", NEXTVAL(s_seq)", ", setval('t_seq', 99)", ", set_config('search_path', 'x', false)", ", pg_sleep(5)", ", SLEEP(5)",
+    ", pg_advisory_lock(4242)", ", pg_catalog.pg_advisory_lock(4242)", ", GET_LOCK('wd_attack', 0)",
+    ", nextval('t_seq')", ", NEXTVAL(s_seq)", ", setval('t_seq', 99)", ", set_config('search_path', 'x', false)",
+    ", pg_sleep(5)", ", SLEEP(5)",
     ", load_extension('x')", ", lo_import('/etc/hostname')", ', U&"pg\\005fadvisory\\005flock"(4242)',
     ", pg_read_file('/etc/hostname')", ", LOAD_FILE('/etc/hostname')", ", @wd_x := 1", ", txid_current()",
     "; PRAGMA query_only = OFF", "; PRAGMA user_version = 7", "; ATTACH DATABASE '__TMP__fuzz.db' AS evil",

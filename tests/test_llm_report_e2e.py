@@ -44,7 +44,8 @@ APPROVE = structured({"confidence": 0.92, "issues": []})
 def project(tmp_path: Path) -> Path:
     with sqlite3.connect(tmp_path / "shop.db") as conn:
         conn.execute("CREATE TABLE items (id INTEGER PRIMARY KEY, sku TEXT)")
-        conn.executemany("INSERT INTO items VALUES (?, ?)", [(i, None if i in (4, 8) else f"S{i}") for i in range(1, 11)])
+        conn.executemany("INSERT INTO items VALUES (?, ?)",
+                         [(i, None if i in (4, 8) else f"S{i}") for i in range(1, 11)])
     (tmp_path / "suite.yaml").write_text("tables:\n  items:\n    - not_null: sku\n    - unique: id\n")
     (tmp_path / "watchdog.yaml").write_text("""\
 state_dir: state
@@ -146,7 +147,8 @@ def test_an_endpoint_that_stays_down_falls_back_and_says_so(project):
         attempts = len(stub.chat_requests)
     assert attempts == 3  # max_attempts
     assert audit(project)["outcome"] == "fallback" and "model endpoint failed" in audit(project)["fallback_reason"]
-    assert "Unverified LLM draft not delivered: the model endpoint failed" in (project / "out" / "report.md").read_text()
+    report = (project / "out" / "report.md").read_text()
+    assert "Unverified LLM draft not delivered: the model endpoint failed" in report
     assert "NOT verified" in result.stderr and result.returncode == 1
 
 
@@ -170,7 +172,8 @@ def test_a_run_killed_mid_loop_resumes_without_repeating_finished_calls(project)
         process = scan(project, stub, wait=False)
         deadline = time.monotonic() + 60
         while len([r for r in stub.chat_requests if r["marker"] == SPECIALIST]) < 2:
-            assert time.monotonic() < deadline and process.poll() is None, process.stderr.read() if process.poll() else ""
+            assert time.monotonic() < deadline and process.poll() is None, (
+                process.stderr.read() if process.poll() else "")
             time.sleep(0.1)
         process.send_signal(signal.SIGKILL)  # killed while the fix call is in flight
         process.wait(timeout=10)

@@ -205,9 +205,8 @@ def test_exhausted_queue_repeats_its_last_step_by_default():
     with StubOpenAI([reply("first"), reply("again")]) as stub:
         llm = chat(stub)
         assert [llm.invoke("x").content for _ in range(4)] == ["first", "again", "again", "again"]
-    with StubOpenAI() as stub:  # nothing scripted at all
-        with pytest.raises(openai.InternalServerError, match="exhausted"):
-            chat(stub).invoke("x")
+    with StubOpenAI() as stub, pytest.raises(openai.InternalServerError, match="exhausted"):  # nothing scripted
+        chat(stub).invoke("x")
 
 
 def test_token_limits_as_sent_by_chat_openai_are_recorded():

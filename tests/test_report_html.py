@@ -58,7 +58,8 @@ def doc(tmp_path: Path) -> FindingsDoc:
     suite.write_text("tables:\n  notes:\n    - accepted_values: {column: status, values: [ok]}\n"
                      "      description: Statuses come from the workflow.\n    - not_null: body\n"
                      "    - row_count: {min: 1}\n    - unique: id\n      severity: warn\n"
-                     "custom_sql:\n  - name: broken\n    sql: " + json.dumps('SELECT count(*) FROM "<b>gone</b>"') + "\n")
+                     "custom_sql:\n  - name: broken\n"
+                     "    sql: " + json.dumps('SELECT count(*) FROM "<b>gone</b>"') + "\n")
     return run_scan(f"sqlite:///{db}", [suite], out_dir=tmp_path / "out", sample=len(HOSTILE)).doc
 
 

@@ -32,7 +32,8 @@ def snapshot(db: TestDatabase) -> tuple:
     """Everything a write could change, read through the admin engine."""
     with db.engine.connect() as conn:
         rows = conn.exec_driver_sql("SELECT id, s FROM t ORDER BY id").fetchall() if _has_t(conn) else None
-        sequence = conn.exec_driver_sql("SELECT last_value, is_called FROM t_seq").one() if db.kind == "postgresql" else None
+        sequence = (conn.exec_driver_sql("SELECT last_value, is_called FROM t_seq").one()
+                    if db.kind == "postgresql" else None)
     return rows, sorted(sa.inspect(db.engine).get_table_names()), sequence
 
 
@@ -217,7 +218,8 @@ LEGIT_READS = [
     ("SELECT count(*) FROM t WHERE s <> 'x; DELETE FROM t'", [(10,)]),
     ("SELECT 'DROP TABLE t; DELETE FROM t' AS s", [("DROP TABLE t; DELETE FROM t",)]),
     ("-- DELETE FROM t\nSELECT count(*) /* DROP TABLE t; */ FROM t -- ; UPDATE t SET s = 1", [(10,)]),
-    ("SELECT id, row_number() OVER (ORDER BY id DESC) AS rn FROM t WHERE id <= 3 ORDER BY id", [(1, 3), (2, 2), (3, 1)]),
+    ("SELECT id, row_number() OVER (ORDER BY id DESC) AS rn FROM t WHERE id <= 3 ORDER BY id",
+     [(1, 3), (2, 2), (3, 1)]),
     ("WITH late AS (SELECT id FROM t WHERE id > 7) SELECT count(*) FROM late", [(3,)]),
     ("SELECT s FROM t WHERE s LIKE 'a%' ORDER BY s", [("apple",), ("avocado",)]),
     ("SELECT s FROM t WHERE id = 1 UNION ALL SELECT s FROM t WHERE id = 2", [("apple",), ("avocado",)]),

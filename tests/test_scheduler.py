@@ -16,6 +16,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -317,7 +318,7 @@ def test_a_run_longer_than_its_interval_never_overlaps_and_sigterm_lets_it_finis
     runs = runs_of(tmp_path, "slow")
     assert len(runs) >= 2 and {r.status for r in runs} == {"passed"}, runs   # all finished: a clean stop
     assert running.id in [r.id for r in runs]
-    for earlier, later in zip(runs, runs[1:]):
+    for earlier, later in pairwise(runs):
         assert instant(later.started_at) >= instant(earlier.finished_at), (earlier, later)
     for run in runs:
         assert instant(run.finished_at) - instant(run.started_at) >= timedelta(seconds=1)   # longer than 1s
@@ -336,7 +337,7 @@ def test_a_stop_that_cannot_wait_records_the_running_run_interrupted(tmp_path, s
                               "--grace", "0.5")
     running = {}
     for served in (twice, graceless):
-        running[served] = wait_for(lambda: [r for r in served.runs("slow") if r.status == "running"], 30,
+        running[served] = wait_for(lambda s=served: [r for r in s.runs("slow") if r.status == "running"], 30,
                                    "a running run", served.proc)[0]
     twice.signal(signal.SIGTERM)
     graceless.signal(signal.SIGTERM)
@@ -412,10 +413,10 @@ def test_schedule_shows_the_next_run_times_of_each_audit(tmp_path, run_cli):
     assert daily in (next_six_am(before), next_six_am(after))
     mondays = [datetime.fromisoformat(t).astimezone(ZoneInfo("Europe/Paris")) for t in entries["mondays"]["next_runs"]]
     assert [(m.strftime("%a %H:%M")) for m in mondays] == ["Mon 07:30"] * 3     # crontab's 1 is Monday
-    assert [b - a for a, b in zip(mondays, mondays[1:])] == [timedelta(days=7)] * 2
+    assert [b - a for a, b in pairwise(mondays)] == [timedelta(days=7)] * 2
     often = [datetime.fromisoformat(t) for t in entries["often"]["next_runs"]]
     assert before + timedelta(minutes=15) <= often[0] <= after + timedelta(minutes=15)
-    assert [b - a for a, b in zip(often, often[1:])] == [timedelta(minutes=15)] * 2
+    assert [b - a for a, b in pairwise(often)] == [timedelta(minutes=15)] * 2
     assert entries["often"]["schedule"] == "every 15m"
     assert entries["manual"] == {"audit": "manual", "schedule": "not scheduled", "scheduled": False,
                                  "timezone": "UTC", "next_runs": []}

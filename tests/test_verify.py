@@ -199,7 +199,8 @@ def test_scan_error_and_error_findings() -> None:
                      error="no such column")
     doc = doc_of(broken, PASSING)
     assert verify_fn("companies.name.not_null passed; t.c.freshness could not run.", doc).passed
-    assert [b.actual for b in verify_fn("| Check | Status |\n|---|---|\n| t.c.freshness | ✅ |\n", doc).bad] == ["error"]
+    report = "| Check | Status |\n|---|---|\n| t.c.freshness | ✅ |\n"
+    assert [b.actual for b in verify_fn(report, doc).bad] == ["error"]
     assert verify_fn("All checks passed.", doc).bad
 
 

@@ -119,9 +119,8 @@ def test_http_500_is_a_delivery_error_with_a_masked_url(package):
 
 
 def test_a_redirect_is_not_followed(package):
-    with Receiver(statuses=[302], location="/elsewhere") as r:
-        with pytest.raises(DeliveryError, match="answered HTTP 302"):
-            WebhookSender(r.url).send(package, r.url)
+    with Receiver(statuses=[302], location="/elsewhere") as r, pytest.raises(DeliveryError, match="answered HTTP 302"):
+        WebhookSender(r.url).send(package, r.url)
     assert len(r.requests) == 1                      # not re-sent as a GET without the body
 
 
@@ -135,9 +134,8 @@ def test_connection_refused_is_a_delivery_error(package):
 
 def test_secret_header_values_never_appear_in_errors(package):
     token = "Bearer tok-998877665544"
-    with Receiver(statuses=[401], echo_auth=True) as r:   # a receiver that echoes the header back
-        with pytest.raises(DeliveryError) as info:
-            WebhookSender(r.url, headers={"Authorization": token}).send(package, r.url)
+    with Receiver(statuses=[401], echo_auth=True) as r, pytest.raises(DeliveryError) as info:   # echoes the header
+        WebhookSender(r.url, headers={"Authorization": token}).send(package, r.url)
     assert r.requests[0]["headers"]["Authorization"] == token
     assert "answered HTTP 401" in str(info.value) and "tok-998877665544" not in str(info.value)
 

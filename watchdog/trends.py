@@ -42,8 +42,9 @@ def mark(current: dict[str, Any], previous: dict[str, Any] | None) -> str:
         return "new"
     if not _problem(now):
         return "resolved" if _problem(before) else "unchanged"
-    if _RANK[now] != _RANK[before]:
-        return "worse" if _RANK[now] > _RANK[before] else "better"
+    rank_now, rank_before = _RANK[str(now)], _RANK[str(before)]  # both problems here: known statuses
+    if rank_now != rank_before:
+        return "worse" if rank_now > rank_before else "better"
     a, b = _figure(current), _figure(previous)
     if a is not None and b is not None and a != b:
         return "worse" if a > b else "better"

@@ -102,7 +102,7 @@ def query_table(result: QueryResult) -> Table:
 
 
 def query_json(result: QueryResult) -> str:
-    rows = [jsonable(dict(zip(result.columns, row))) for row in result.rows]
+    rows = [jsonable(dict(zip(result.columns, row, strict=False))) for row in result.rows]
     return json.dumps({"columns": result.columns, "rows": rows, "truncated": result.truncated}, ensure_ascii=False,
                       indent=2)
 

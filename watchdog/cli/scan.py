@@ -76,7 +76,8 @@ def _show_outcome(outcome: ScanOutcome, as_json: bool) -> None:
 @cli.command(context_settings=CONTEXT)
 @click.option("--db", required=True, help="Database URL, or a database name from the config.")
 @click.argument("sql")
-@click.option("--max-rows", type=click.IntRange(min=0), default=None, help=f"Most rows to return (default: the database's max_rows, else {DEFAULT_MAX_ROWS}).")
+@click.option("--max-rows", type=click.IntRange(min=0), default=None,
+              help=f"Most rows to return (default: the database's max_rows, else {DEFAULT_MAX_ROWS}).")
 @click.option("--timeout", "timeout_s", type=click.FloatRange(min=0, min_open=True), default=None,
               help=f"Seconds allowed (default: the database's timeout_s, else {DEFAULT_TIMEOUT_S:g}).")
 @click.option("--json", "as_json", is_flag=True, help="Print {columns, rows, truncated} as JSON.")

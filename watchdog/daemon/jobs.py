@@ -59,9 +59,8 @@ def running_audits() -> list[str]:
 
 @contextmanager
 def _tracked(name: str) -> Iterator[None]:
-    with _outbox_lock:                   # an outbox flush in progress finishes first (no double send)
-        with _state_lock:
-            _active[name] = time.monotonic()
+    with _outbox_lock, _state_lock:      # an outbox flush in progress finishes first (no double send)
+        _active[name] = time.monotonic()
     try:
         yield
     finally:

@@ -20,10 +20,8 @@ class _DropMessages(logging.Filter):
 
 
 class _UtcFormatter(logging.Formatter):
-    converter = time.gmtime
-
     def formatTime(self, record: logging.LogRecord, datefmt: str | None = None) -> str:  # noqa: N802
-        return time.strftime("%Y-%m-%dT%H:%M:%SZ", self.converter(record.created))
+        return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(record.created))
 
 
 def configure_logging(debug: bool = False) -> None:
@@ -31,9 +29,9 @@ def configure_logging(debug: bool = False) -> None:
     ``watchdog.daemon.scheduler`` at INFO (DEBUG with ``--debug``)."""
     root = logging.getLogger()
     if not root.handlers:
-        handler = logging.StreamHandler()
-        handler.addFilter(RedactingFilter())
-        root.addHandler(handler)
+        stderr = logging.StreamHandler()
+        stderr.addFilter(RedactingFilter())
+        root.addHandler(stderr)
     for handler in root.handlers:
         handler.setFormatter(_UtcFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     logging.getLogger("watchdog.scheduler").setLevel(logging.DEBUG if debug else logging.INFO)

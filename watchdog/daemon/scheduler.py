@@ -126,9 +126,9 @@ def on_job_event(event: JobEvent) -> None:
         due = ", ".join(stamp(t) for t in getattr(event, "scheduled_run_times", []) or [])
         log.info("%s: skipped the run due at %s, the previous run is still going", label, due)
     elif event.code == EVENT_JOB_MISSED:
-        due = getattr(event, "scheduled_run_time", None)
+        missed = getattr(event, "scheduled_run_time", None)
         log.warning("%s: missed the run due at %s (more than misfire_grace_s late)", label,
-                    stamp(due) if due else "?")
+                    stamp(missed) if missed else "?")
     elif event.code == EVENT_JOB_ERROR:  # the job functions catch everything; this is a last resort
         log.error("%s: job error: %s", label, one_line(getattr(event, "exception", "")))
 

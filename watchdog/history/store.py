@@ -300,7 +300,8 @@ class HistoryStore:
         """Deliveries waiting to be retried (and claims abandoned by a dead process), oldest first."""
         query = (sa.select(deliveries)
                  .where(sa.or_(deliveries.c.status == "pending",
-                               sa.and_(deliveries.c.status == "sending", deliveries.c.updated_at < _iso_ago(STALE_CLAIM_S))))
+                               sa.and_(deliveries.c.status == "sending",
+                                       deliveries.c.updated_at < _iso_ago(STALE_CLAIM_S))))
                  .order_by(deliveries.c.updated_at))
         with self.engine.connect() as conn:
             return [self._delivery(row) for row in conn.execute(query).all()]

@@ -21,8 +21,8 @@ def _environment() -> Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
-    env.filters.update(md=escape.md_cell, code=escape.md_code, paragraph=escape.md_paragraph, number=escape.number, percent=escape.percent, duration=escape.duration,
-                       fence=escape.code_fence)
+    env.filters.update(md=escape.md_cell, code=escape.md_code, paragraph=escape.md_paragraph, number=escape.number,
+                       percent=escape.percent, duration=escape.duration, fence=escape.code_fence)
     env.globals["measure"] = measure
     return env
 

@@ -137,9 +137,9 @@ def _llm_summary(outcome: ScanOutcome) -> dict[str, Any] | None:
 
 
 def _delivery_graph(settings: Settings, store: HistoryStore, saver: Any) -> Any:
-    from watchdog.run.review_gate import build_delivery_graph
+    from watchdog.run.review_gate import DeliveryState, build_delivery_graph
 
-    def send_run(state: dict[str, Any]) -> list[dict[str, Any]]:
+    def send_run(state: DeliveryState) -> list[dict[str, Any]]:
         package = RunPackage.load(Path(state["run_dir"]))
         records = deliver_package(package, settings.audit(state["audit"]).deliver, settings, store)
         decision = state.get("decision") or {}
@@ -147,7 +147,7 @@ def _delivery_graph(settings: Settings, store: HistoryStore, saver: Any) -> Any:
             store.set_status(state["run_id"], package.status, review={"decision": "approved", "by": decision.get("by")})
         return [_record_dict(r) for r in records]
 
-    def reject(state: dict[str, Any]) -> None:
+    def reject(state: DeliveryState) -> None:
         package = RunPackage.load(Path(state["run_dir"]))
         decision = state.get("decision") or {}
         store.set_status(state["run_id"], package.status,

@@ -21,6 +21,7 @@ import random
 import re
 import sqlite3
 from collections import Counter
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from itertools import product
 from pathlib import Path
@@ -30,10 +31,27 @@ CONTACT_STATUSES = ["lead", "customer", "churned"]
 DEAL_STAGES = ["open", "qualified", "proposal", "won", "lost"]
 AGE_MIN, AGE_MAX = 0, 120
 
-_FIRST_NAMES = ["Ada", "Alan", "Alice", "Amir", "Ana", "Ben", "Bianca", "Carla", "Chen", "Chloe", "Dan", "Diego", "Elena", "Emil", "Eva", "Farah", "Felix", "Grace", "Hana", "Hugo", "Ines", "Ivan", "Jana", "Jonas", "Kai", "Kenji", "Lara", "Leo", "Lina", "Luca", "Maya", "Mia", "Nadia", "Nils", "Noah", "Olga", "Omar", "Pia", "Raj", "Rosa", "Sami", "Sara", "Tara", "Theo", "Uma", "Vera", "Wei", "Yara", "Zoe", "Zora"]
-_LAST_NAMES = ["Abbott", "Berg", "Costa", "Dahl", "Ekstrom", "Fischer", "Garcia", "Haas", "Ito", "Jensen", "Kowalski", "Lang", "Meyer", "Novak", "Okafor", "Patel", "Quinn", "Rossi", "Silva", "Tanaka", "Udeh", "Varga", "Weber", "Xu", "Yilmaz", "Zimmer", "Moreau", "Nguyen", "Oliveira", "Petrov", "Schmidt", "Santos", "Kim", "Larsen", "Dubois", "Horvat", "Lindqvist", "Brennan", "Ferrari", "Keller", "Mendes", "Nakamura", "Popescu", "Romero", "Sato", "Torres", "Vogel", "Wagner", "Young", "Zhang"]
-_COMPANY_WORDS = ["Acme", "Apex", "Blue", "Bright", "Cedar", "Cobalt", "Delta", "Ember", "Falcon", "Granite", "Harbor", "Iron", "Juniper", "Kestrel", "Lumen", "Maple", "Nimbus", "Orbit", "Pine", "Quartz", "Redwood", "Summit", "Tidal", "Vertex", "Willow", "Zenith"]
-_COMPANY_SUFFIXES = ["Labs", "Systems", "Logistics", "Foods", "Analytics", "Health", "Energy", "Works", "Capital", "Robotics"]
+_FIRST_NAMES = [
+    "Ada", "Alan", "Alice", "Amir", "Ana", "Ben", "Bianca", "Carla", "Chen", "Chloe", "Dan", "Diego", "Elena",
+    "Emil", "Eva", "Farah", "Felix", "Grace", "Hana", "Hugo", "Ines", "Ivan", "Jana", "Jonas", "Kai", "Kenji",
+    "Lara", "Leo", "Lina", "Luca", "Maya", "Mia", "Nadia", "Nils", "Noah", "Olga", "Omar", "Pia", "Raj", "Rosa",
+    "Sami", "Sara", "Tara", "Theo", "Uma", "Vera", "Wei", "Yara", "Zoe", "Zora"
+]
+_LAST_NAMES = [
+    "Abbott", "Berg", "Costa", "Dahl", "Ekstrom", "Fischer", "Garcia", "Haas", "Ito", "Jensen", "Kowalski", "Lang",
+    "Meyer", "Novak", "Okafor", "Patel", "Quinn", "Rossi", "Silva", "Tanaka", "Udeh", "Varga", "Weber", "Xu",
+    "Yilmaz", "Zimmer", "Moreau", "Nguyen", "Oliveira", "Petrov", "Schmidt", "Santos", "Kim", "Larsen", "Dubois",
+    "Horvat", "Lindqvist", "Brennan", "Ferrari", "Keller", "Mendes", "Nakamura", "Popescu", "Romero", "Sato",
+    "Torres", "Vogel", "Wagner", "Young", "Zhang"
+]
+_COMPANY_WORDS = [
+    "Acme", "Apex", "Blue", "Bright", "Cedar", "Cobalt", "Delta", "Ember", "Falcon", "Granite", "Harbor", "Iron",
+    "Juniper", "Kestrel", "Lumen", "Maple", "Nimbus", "Orbit", "Pine", "Quartz", "Redwood", "Summit", "Tidal",
+    "Vertex", "Willow", "Zenith"
+]
+_COMPANY_SUFFIXES = [
+    "Labs", "Systems", "Logistics", "Foods", "Analytics", "Health", "Energy", "Works", "Capital", "Robotics"
+]
 _TLDS = ["com", "io", "co", "net", "de"]
 _INDUSTRIES = ["software", "retail", "logistics", "finance", "healthcare", "energy", "manufacturing"]
 _COUNTRIES = ["US", "DE", "GB", "FR", "NL", "SE", "JP", "BR", "IN", "CA"]
@@ -106,13 +124,24 @@ def _build_contacts(rng: random.Random, now: datetime, companies: list[dict], co
         })
     contacts[rng.randrange(count)]["updated_at"] = _fmt(now - timedelta(hours=2))
 
-    # Each defect family gets its own disjoint set of rows, so the defects don't mask each other.
+    # Each defect family gets its own disjoint set of rows, so the defects don't mask each other
+    # (the order of the draws is part of the demo's contract: the same seed plants the same rows).
     def pick(n: int, pool: list[int]) -> list[int]:
         chosen = rng.sample(pool, n)
         for idx in chosen:
             pool.remove(idx)
         return chosen
 
+    _plant_email_defects(contacts, pick, count)
+    _plant_name_defects(contacts, pick, count)
+    _plant_value_defects(contacts, pick, count)
+    return contacts
+
+
+Pick = Callable[[int, list[int]], list[int]]
+
+
+def _plant_email_defects(contacts: list[dict], pick: Pick, count: int) -> None:
     email_pool = list(range(count))
     for idx in pick(_NULL_EMAILS, email_pool):
         contacts[idx]["email"] = None
@@ -120,10 +149,12 @@ def _build_contacts(rng: random.Random, now: datetime, companies: list[dict], co
         source, *copies = pick(size, email_pool)
         for idx in copies:
             contacts[idx]["email"] = contacts[source]["email"]
-    for idx, bad in zip(pick(len(_BAD_EMAILS), email_pool), _BAD_EMAILS):
+    for idx, bad in zip(pick(len(_BAD_EMAILS), email_pool), _BAD_EMAILS, strict=True):
         contacts[idx]["email"] = bad
     contacts[pick(1, email_pool)[0]]["email"] = _GOOD_MIXED_CASE_EMAIL
 
+
+def _plant_name_defects(contacts: list[dict], pick: Pick, count: int) -> None:
     name_pool = list(range(count))
     for size in _DUPLICATE_NAME_GROUP_SIZES:
         source, *copies = pick(size, name_pool)
@@ -133,24 +164,24 @@ def _build_contacts(rng: random.Random, now: datetime, companies: list[dict], co
     for idx in pick(_BOTH_NAMES_NULL, name_pool):
         contacts[idx]["first_name"] = contacts[idx]["last_name"] = None
 
+
+def _plant_value_defects(contacts: list[dict], pick: Pick, count: int) -> None:
     status_pool = list(range(count))
     for idx in pick(_NULL_STATUSES, status_pool):
         contacts[idx]["status"] = None
-    for idx, bad in zip(pick(len(_BAD_STATUSES), status_pool), _BAD_STATUSES):
+    for idx, bad in zip(pick(len(_BAD_STATUSES), status_pool), _BAD_STATUSES, strict=True):
         contacts[idx]["status"] = bad
-
     age_pool = list(range(count))
     for idx in pick(_NULL_AGES, age_pool):
         contacts[idx]["age"] = None
-    for idx, age in zip(pick(len(_BAD_AGES) + len(_BOUNDARY_AGES), age_pool), _BAD_AGES + _BOUNDARY_AGES):
+    ages = _BAD_AGES + _BOUNDARY_AGES
+    for idx, age in zip(pick(len(ages), age_pool), ages, strict=True):
         contacts[idx]["age"] = age
-
     company_pool = list(range(count))
     for idx in pick(_NULL_COMPANY_IDS, company_pool):
         contacts[idx]["company_id"] = None
-    for idx, orphan in zip(pick(len(_ORPHAN_COMPANY_IDS), company_pool), _ORPHAN_COMPANY_IDS):
+    for idx, orphan in zip(pick(len(_ORPHAN_COMPANY_IDS), company_pool), _ORPHAN_COMPANY_IDS, strict=True):
         contacts[idx]["company_id"] = orphan
-    return contacts
 
 
 def _build_deals(rng: random.Random, now: datetime, companies: list[dict], contacts: list[dict],
@@ -163,7 +194,7 @@ def _build_deals(rng: random.Random, now: datetime, companies: list[dict], conta
         if company_id not in company_ids:
             company_id = rng.randint(1, len(companies))
         stage = rng.choices(DEAL_STAGES, weights=[3, 2, 2, 3, 2])[0]
-        amount = round(rng.uniform(500, 250_000), 2)
+        amount: float | None = round(rng.uniform(500, 250_000), 2)
         if stage in ("open", "qualified") and rng.random() < 0.1:
             amount = None
         closed_at = None
@@ -179,9 +210,9 @@ def _build_deals(rng: random.Random, now: datetime, companies: list[dict], conta
     for deal in rest_won:
         deal["amount"] = None
     for deal, amount in zip(rng.sample([d for d in deals if d["stage"] == "lost"], len(_NEGATIVE_AMOUNTS)),
-                            _NEGATIVE_AMOUNTS):
+                            _NEGATIVE_AMOUNTS, strict=True):
         deal["amount"] = amount
-    for deal, orphan in zip(rng.sample(deals, len(_ORPHAN_DEAL_CONTACT_IDS)), _ORPHAN_DEAL_CONTACT_IDS):
+    for deal, orphan in zip(rng.sample(deals, len(_ORPHAN_DEAL_CONTACT_IDS)), _ORPHAN_DEAL_CONTACT_IDS, strict=True):
         deal["contact_id"] = orphan
     return deals
 

@@ -30,10 +30,10 @@ from watchdog.sandbox import dialects  # noqa: F401  (registers strictsqlite)
 logging.getLogger("sqlglot").setLevel(logging.ERROR)
 
 #: statement roots that are reads
-READ_ROOTS: tuple[type[exp.Expression], ...] = (exp.Select, exp.SetOperation, exp.Values, exp.Subquery)
+READ_ROOTS: tuple[type[exp.Expr], ...] = (exp.Select, exp.SetOperation, exp.Values, exp.Subquery)
 
 #: node types that write, lock or change session state, wherever they appear in the tree
-FORBIDDEN_NODES: dict[type[exp.Expression], str] = {
+FORBIDDEN_NODES: dict[type[exp.Expr], str] = {
     exp.Insert: "INSERT",
     exp.Update: "UPDATE",
     exp.Delete: "DELETE",
@@ -91,7 +91,8 @@ DENIED_FUNCTIONS: frozenset[str] = frozenset(
         "pg_stat_statements_reset", "pg_log_backend_memory_contexts", "pg_event_trigger_ddl_commands",
         # ... functions that run SQL given as a string (ts_stat, ts_rewrite) or change server state
         "ts_stat", "ts_rewrite", "dblink_disconnect", "dblink_cancel_query", "dblink_close", "dblink_is_busy",
-        "dblink_get_connections", "dblink_error_message", "dblink_get_notify", "pg_replication_origin_drop", "pg_replication_origin_session_setup", "pg_replication_origin_session_reset",
+        "dblink_get_connections", "dblink_error_message", "dblink_get_notify", "pg_replication_origin_drop",
+        "pg_replication_origin_session_setup", "pg_replication_origin_session_reset",
         "pg_replication_origin_advance", "pg_replication_origin_xact_setup", "pg_replication_origin_xact_reset",
         "pg_copy_physical_replication_slot", "pg_copy_logical_replication_slot", "pg_replication_slot_advance",
         "pg_logical_slot_get_changes", "pg_logical_slot_get_binary_changes", "pg_log_standby_snapshot",
@@ -128,7 +129,7 @@ class ReadOnlyPolicy:
 
     dialect: str
 
-    def vet(self, sql: str) -> exp.Expression:
+    def vet(self, sql: str) -> exp.Expr:
         """Return the parsed statement, or raise QueryRefused saying why it was refused."""
         if len(sql) > MAX_STATEMENT_CHARS:
             raise QueryRefused(f"the statement is too long ({len(sql)} characters, at most {MAX_STATEMENT_CHARS})")
@@ -149,7 +150,8 @@ class ReadOnlyPolicy:
             raise QueryRefused(f"exactly one statement is allowed, got {len(statements)}")
         tree = statements[0]
         if not isinstance(tree, READ_ROOTS):
-            raise QueryRefused(f"only a read (SELECT, UNION, WITH ... SELECT, VALUES) is allowed, got {_describe(tree)}")
+            raise QueryRefused("only a read (SELECT, UNION, WITH ... SELECT, VALUES) is allowed, "
+                               f"got {_describe(tree)}")
         try:
             for node in tree.walk():
                 self._vet_node(node)
@@ -157,7 +159,7 @@ class ReadOnlyPolicy:
             raise QueryRefused("the statement is nested too deeply to check") from None
         return tree
 
-    def _vet_node(self, node: exp.Expression) -> None:
+    def _vet_node(self, node: exp.Expr) -> None:
         for kind, label in FORBIDDEN_NODES.items():
             if isinstance(node, kind):
                 raise QueryRefused(f"{label} is not allowed")
@@ -176,7 +178,7 @@ class ReadOnlyPolicy:
 def _has_unicode_identifier(sql: str) -> bool:
     """True when the PostgreSQL tokens hold ``U&"..."``: U, & and a quoted name with nothing in between."""
     tokens = sqlglot.tokenize(sql, read="postgres")
-    for u, amp, name in zip(tokens, tokens[1:], tokens[2:]):
+    for u, amp, name in zip(tokens, tokens[1:], tokens[2:], strict=False):
         if (u.token_type == TokenType.VAR and u.text in ("u", "U") and amp.token_type == TokenType.AMP
                 and name.token_type == TokenType.IDENTIFIER and amp.start == u.end + 1 and name.start == amp.end + 1):
             return True
@@ -189,7 +191,7 @@ def _function_name(node: exp.Func) -> str:
     return node.sql_name().lower()
 
 
-def _describe(tree: exp.Expression) -> str:
+def _describe(tree: exp.Expr) -> str:
     if isinstance(tree, exp.Command):
         return str(tree.this).upper()
     return tree.key.upper()

@@ -25,4 +25,4 @@ class QueryResult:
         return self.rows[0][0] if self.rows and self.rows[0] else None
 
     def as_dicts(self) -> list[dict[str, Any]]:
-        return [dict(zip(self.columns, row)) for row in self.rows]
+        return [dict(zip(self.columns, row, strict=False)) for row in self.rows]

@@ -62,7 +62,7 @@ class Sandbox:
         """Call ``listener(sql)`` for every statement sent to the database (tests, counters)."""
         self._listeners.append(listener)
 
-    def vet(self, sql: str) -> exp.Expression:
+    def vet(self, sql: str) -> exp.Expr:
         """Parse and check ``sql`` without running it (raises QueryRefused)."""
         return self.policy.vet(sql)
 

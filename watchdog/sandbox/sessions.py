@@ -30,6 +30,7 @@ import socket
 import threading
 import time
 import uuid
+from contextlib import closing
 from typing import Any, Protocol
 
 import sqlalchemy as sa
@@ -115,7 +116,7 @@ class _EngineSession:
             raise DatabaseUnavailable(f"cannot connect: {_driver_message(exc.orig or exc)}") from None
         except Exception as exc:  # driver missing, bad URL...
             raise DatabaseUnavailable(f"cannot connect: {redact(exc)}") from None
-        raw = conn.connection.dbapi_connection
+        raw: Any = conn.connection.dbapi_connection  # the driver's own connection: each session knows its API
         failure: Exception | None = None
         reusable = True
         # the server enforces the timeout, but it can be stuck where it cannot be cancelled (one huge
@@ -214,7 +215,7 @@ def _duplicate_socket(fd: int) -> socket.socket | None:
 def _driver_message(exc: BaseException) -> str:
     """The driver's own message, first line, secrets masked (no SQLAlchemy boilerplate)."""
     text = str(exc).strip()
-    args = getattr(exc, "args", ())
+    args: tuple[Any, ...] = getattr(exc, "args", ())
     if len(args) == 2 and isinstance(args[0], int):  # pymysql: (code, message)
         text = f"({args[0]}) {args[1]}"
     lines = [line for line in text.splitlines() if line.strip()]
@@ -232,7 +233,8 @@ class PostgresSession(_EngineSession):
         with raw.cursor() as cur:
             cur.execute("BEGIN TRANSACTION READ ONLY")
             # standard_conforming_strings: 'a\' is a whole string, as the parser read it
-            cur.execute(f"SELECT set_config('statement_timeout', '{ms}', true), set_config('lock_timeout', '{ms}', true), "
+            cur.execute(f"SELECT set_config('statement_timeout', '{ms}', true), "
+                        f"set_config('lock_timeout', '{ms}', true), "
                         "set_config('standard_conforming_strings', 'on', true)")
 
     def _cursor(self, raw: Any, max_rows: int) -> Any:
@@ -249,7 +251,7 @@ class PostgresSession(_EngineSession):
             raise QueryTimeout(f"query cancelled after {timeout_s:g}s (timeout)")
         if left < 0.9 * timeout_s:
             with raw.cursor() as cur:
-                cur.execute("SET LOCAL statement_timeout = %d" % max(1, int(left * 1000)))
+                cur.execute(f"SET LOCAL statement_timeout = {max(1, int(left * 1000))}")
 
     def _socket(self, raw: Any) -> socket.socket | None:
         return _duplicate_socket(raw.pgconn.socket)
@@ -288,9 +290,9 @@ class MySQLSession(_EngineSession):
     def _begin(self, conn: sa.Connection, raw: Any, timeout_s: float) -> None:
         with raw.cursor() as cur:
             if getattr(conn.dialect, "is_mariadb", False):
-                limit = "max_statement_time = %.3f" % timeout_s
+                limit = f"max_statement_time = {timeout_s:.3f}"
             else:
-                limit = "max_execution_time = %d" % max(1, int(timeout_s * 1000))
+                limit = f"max_execution_time = {max(1, int(timeout_s * 1000))}"
             cur.execute(f"SET SESSION {limit}, SESSION sql_mode = {_SAFE_SQL_MODE}, SESSION autocommit = 0")
             # session-wide too: DDL commits implicitly, and the next transaction must still be read-only
             cur.execute("SET SESSION TRANSACTION READ ONLY")
@@ -322,8 +324,8 @@ class MySQLSession(_EngineSession):
         try:
             other = self._engine.raw_connection()
             try:
-                with other.cursor() as cur:
-                    cur.execute("KILL QUERY %d" % int(thread_id))
+                with closing(other.cursor()) as cur:
+                    cur.execute(f"KILL QUERY {int(thread_id)}")
             finally:
                 other.close()
         except Exception:  # the abandoned connection is closed anyway: the server stops at its next write

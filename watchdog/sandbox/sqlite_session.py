@@ -7,6 +7,7 @@ interrupted in process.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import queue
 import subprocess
@@ -15,7 +16,7 @@ import threading
 import time
 import weakref
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from sqlalchemy.engine import URL
 
@@ -128,7 +129,7 @@ class _SQLiteWorker:
     def call(self, request: tuple, *, wait_s: float) -> Any:
         """The worker's reply, None if it died, or _LATE if it did not answer within ``wait_s``."""
         try:
-            sqlite_worker.send(self._proc.stdin, request)
+            sqlite_worker.send(_pipe(self._proc.stdin), request)
         except OSError:
             return None
         return self._next(wait_s)
@@ -149,21 +150,22 @@ def _read_replies(stream: Any, replies: queue.Queue) -> None:
     except Exception:  # noqa: BLE001 - the pipe broke: the worker is gone
         replies.put(None)
     finally:
-        try:
+        with contextlib.suppress(OSError):
             stream.close()
-        except OSError:
-            pass
+
+
+def _pipe(stream: IO[bytes] | None) -> IO[bytes]:
+    """The worker's end of a pipe (always there: the worker is started with both pipes)."""
+    if stream is None:
+        raise OSError("the SQLite worker has no pipe")
+    return stream
 
 
 def _kill(proc: subprocess.Popen) -> None:
     """Stop the worker; its end of the reply pipe closes with it, which ends the reader thread."""
-    try:
-        proc.stdin.close()
-    except OSError:
-        pass
+    with contextlib.suppress(OSError):
+        _pipe(proc.stdin).close()
     if proc.poll() is None:
         proc.kill()
-    try:
+    with contextlib.suppress(subprocess.TimeoutExpired):  # pragma: no cover
         proc.wait(timeout=5)
-    except subprocess.TimeoutExpired:  # pragma: no cover
-        pass

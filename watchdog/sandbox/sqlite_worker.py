@@ -37,7 +37,7 @@ from watchdog.sandbox.fetching import fetch_capped
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing would slow the start
 if TYPE_CHECKING:
-    from typing import Any, BinaryIO
+    from typing import IO, Any
 
 #: no string or blob may grow past max(MIN_VALUE_LIMIT, 2 * max_bytes) bytes
 MIN_VALUE_LIMIT = 8 * 1024 * 1024
@@ -141,7 +141,7 @@ class Worker:
         _cap_memory(max(MEMORY_LIMIT, 8 * value_limit))
         conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, value_limit)
         conn.set_authorizer(None)  # our own PRAGMA: wait for a writer's lock no longer than the deadline
-        conn.execute("PRAGMA busy_timeout = %d" % max(1, int(min(timeout_s, BUSY_TIMEOUT_S) * 1000)))
+        conn.execute(f"PRAGMA busy_timeout = {max(1, int(min(timeout_s, BUSY_TIMEOUT_S) * 1000))}")
         conn.set_authorizer(authorizer)
         conn.set_progress_handler(lambda: 1 if time.monotonic() > deadline else 0, 1000)
         cursor = conn.cursor()
@@ -194,13 +194,13 @@ def _cap_memory(limit: int) -> None:
 # --------------------------------------------------------------------------- framing
 
 
-def send(stream: BinaryIO, message: tuple) -> None:
+def send(stream: IO[bytes], message: tuple) -> None:
     payload = marshal.dumps(message)
     stream.write(struct.pack(">I", len(payload)) + payload)
     stream.flush()
 
 
-def receive(stream: BinaryIO) -> tuple | None:
+def receive(stream: IO[bytes]) -> tuple | None:
     """The next message, or None at the end of the stream."""
     header = _read_exactly(stream, 4)
     if header is None:
@@ -209,7 +209,7 @@ def receive(stream: BinaryIO) -> tuple | None:
     return None if payload is None else marshal.loads(payload)
 
 
-def _read_exactly(stream: BinaryIO, size: int) -> bytes | None:
+def _read_exactly(stream: IO[bytes], size: int) -> bytes | None:
     chunks, left = [], size
     while left:
         chunk = stream.read(left)

@@ -22,10 +22,10 @@ from watchdog.errors import (
     SandboxError,
     WatchdogError,
 )
-from watchdog.findings import SAMPLE_TEXT_LIMIT, Finding, FindingsDoc, Summary, jsonable
+from watchdog.findings import SAMPLE_TEXT_LIMIT, Finding, FindingsDoc, Status, Summary, jsonable
 from watchdog.redact import redact
 from watchdog.sandbox import Sandbox
-from watchdog.scan.check_types import Check, Metric
+from watchdog.scan.check_types import Aggregate, Check, Metric
 from watchdog.scan.planner import Statement, batch_statements, plan
 from watchdog.settings import DEFAULT_SAMPLE
 
@@ -67,10 +67,15 @@ def scan(sandbox: Sandbox, checks: list[Check], *, sample: int = DEFAULT_SAMPLE,
     )
 
 
+def _fail_all(statement: Statement, measured: _Measured, message: str) -> None:
+    """Record the same failure for every metric of ``statement``."""
+    for metric in statement.metrics:
+        measured.failures[metric] = message
+
+
 def _run_statement(sandbox: Sandbox, statement: Statement, measured: _Measured) -> None:
     if measured.unavailable:
-        for metric in statement.metrics:
-            measured.failures[metric] = measured.unavailable
+        _fail_all(statement, measured, measured.unavailable)
         return
     try:
         result = sandbox.query(statement.sql, max_rows=2)
@@ -79,27 +84,28 @@ def _run_statement(sandbox: Sandbox, statement: Statement, measured: _Measured) 
         _run_statement(sandbox, statement, measured)
         return
     except QueryTimeout as exc:
-        for metric in statement.metrics:
-            measured.failures[metric] = f"timed out: {exc}"
+        _fail_all(statement, measured, f"timed out: {exc}")
         return
     except SandboxError as exc:
         if statement.is_batch and len(statement.metrics) > 1:
             _run_one_by_one(sandbox, statement, measured)
         else:
-            for metric in statement.metrics:
-                measured.failures[metric] = f"{exc.prefix}: {redact(exc)}"
+            _fail_all(statement, measured, f"{exc.prefix}: {redact(exc)}")
         return
-    if not result.rows:
-        for metric in statement.metrics:
-            measured.failures[metric] = "the query returned no row"
+    _store_rows(statement, result.rows, measured)
+
+
+def _store_rows(statement: Statement, rows: list[tuple[Any, ...]], measured: _Measured) -> None:
+    """Keep the one row a statement returned: a batch's columns by metric, a standalone query's row whole."""
+    if not rows:
+        _fail_all(statement, measured, "the query returned no row")
         return
-    if len(result.rows) > 1 and not statement.is_batch:
-        for metric in statement.metrics:
-            measured.failures[metric] = "the query must return exactly one row"
+    if len(rows) > 1 and not statement.is_batch:
+        _fail_all(statement, measured, "the query must return exactly one row")
         return
-    row = result.rows[0]
+    row = rows[0]
     if statement.is_batch:
-        for metric, value in zip(statement.metrics, row):
+        for metric, value in zip(statement.metrics, row, strict=False):
             measured.values[metric] = value
     else:
         measured.values[statement.metrics[0]] = row
@@ -107,7 +113,7 @@ def _run_statement(sandbox: Sandbox, statement: Statement, measured: _Measured) 
 
 def _run_one_by_one(sandbox: Sandbox, statement: Statement, measured: _Measured) -> None:
     """A batch failed: run its aggregates one at a time so only the broken ones get the error."""
-    for metric in statement.metrics:
+    for metric in [m for m in statement.metrics if isinstance(m, Aggregate)]:  # a batch holds aggregates only
         single = batch_statements(statement.table or "", statement.where, [metric], sandbox.dialect)[0]
         _run_statement(sandbox, single, measured)
 
@@ -130,7 +136,7 @@ def _finding(sandbox: Sandbox, check: Check, needs: list[Metric] | None, plan_er
         m = check.measure({metric: measured.values[metric] for metric in needs}, sandbox.dialect)
     except (QueryError, ValueError, TypeError) as exc:
         return Finding(**base, status="error", error=redact(exc))
-    status = check.options.severity if check.breached(m) else "pass"
+    status: Status = check.options.severity if check.breached(m) else "pass"
     finding = Finding(**base, status=status, failing=m.failing, total=m.total, rate=m.rate, observed=m.observed,
                       details=jsonable(m.details))
     if status != "pass" and sample > 0:

@@ -7,7 +7,7 @@ parsed as conditions, so they cannot close the statement or start another one.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, overload
 
 import sqlglot
 from sqlglot import exp
@@ -34,7 +34,7 @@ def column(name: str, table_alias: str | None = None) -> exp.Column:
     return exp.Column(this=ident(name), table=ident(table_alias) if table_alias else None)
 
 
-def literal(value: Any) -> exp.Expression:
+def literal(value: Any) -> exp.Expr:
     if value is None:
         return exp.null()
     if isinstance(value, bool):
@@ -44,7 +44,7 @@ def literal(value: Any) -> exp.Expression:
     return exp.Literal.string(str(value))
 
 
-def condition(text: str, dialect: str) -> exp.Expression:
+def condition(text: str, dialect: str) -> exp.Expr:
     """Parse a user ``where`` condition; raises QueryRefused when it is not one condition."""
     try:
         parsed = sqlglot.parse_one(text, read=dialect, into=exp.Condition)
@@ -55,16 +55,16 @@ def condition(text: str, dialect: str) -> exp.Expression:
     return parsed
 
 
-def case_count(cond: exp.Expression) -> exp.Expression:
+def case_count(cond: exp.Expr) -> exp.Expr:
     """``SUM(CASE WHEN cond THEN 1 ELSE 0 END)``: portable conditional count."""
     return exp.Sum(this=exp.Case(ifs=[exp.If(this=cond, true=exp.Literal.number(1))], default=exp.Literal.number(0)))
 
 
-def count_star() -> exp.Expression:
+def count_star() -> exp.Expr:
     return exp.Count(this=exp.Star())
 
 
-def regex_search(value: exp.Expression, pattern: str, dialect: str) -> exp.Expression:
+def regex_search(value: exp.Expr, pattern: str, dialect: str) -> exp.Expr:
     """True when ``pattern`` is found in ``value``: PostgreSQL ``~`` semantics, case-sensitive everywhere."""
     if dialect == "mysql":  # MySQL 8 and MariaDB both have REGEXP_INSTR; (?-i) forces case-sensitivity
         call = exp.Anonymous(this="REGEXP_INSTR", expressions=[value, exp.Literal.string("(?-i)" + pattern)])
@@ -74,7 +74,7 @@ def regex_search(value: exp.Expression, pattern: str, dialect: str) -> exp.Expre
     return exp.RegexpLike(this=value, expression=exp.Literal.string(pattern))
 
 
-def exact(value: exp.Expression, dialect: str) -> exp.Expression:
+def exact(value: exp.Expr, dialect: str) -> exp.Expr:
     """``value`` compared byte for byte: case- and trailing-space-sensitive on every database.
 
     PostgreSQL and SQLite already compare text exactly; MySQL/MariaDB's default collations do
@@ -85,12 +85,19 @@ def exact(value: exp.Expression, dialect: str) -> exp.Expression:
     return value
 
 
-def and_all(*conds: exp.Expression | None) -> exp.Expression | None:
+@overload
+def and_all(first: exp.Expr, /, *rest: exp.Expr | None) -> exp.Expr: ...
+@overload
+def and_all(*conds: exp.Expr | None) -> exp.Expr | None: ...
+
+
+def and_all(*conds: exp.Expr | None) -> exp.Expr | None:
+    """The conjunction of the conditions given (None ones skipped); None when there are none."""
     present = [c for c in conds if c is not None]
     if not present:
         return None
     return exp.and_(*present) if len(present) > 1 else present[0]
 
 
-def render(node: exp.Expression, dialect: str) -> str:
+def render(node: exp.Expr, dialect: str) -> str:
     return node.sql(dialect=dialect)

@@ -13,6 +13,7 @@ from typing import Any
 
 import yaml
 from pydantic import ValidationError
+from pydantic_core import ErrorDetails
 
 from watchdog.errors import ConfigError
 from watchdog.scan.check_types import Check, check_types
@@ -111,11 +112,18 @@ class _SuiteReader:
             return None, self.problems
         for key in data:
             if key not in TOP_LEVEL_KEYS:
-                self.problem((key,), f"unknown section{_suggest(key, TOP_LEVEL_KEYS)}; expected one of {', '.join(TOP_LEVEL_KEYS)}")
-        tables = data.get("tables") or {}
+                self.problem((key,), f"unknown section{_suggest(key, TOP_LEVEL_KEYS)}; "
+                                     f"expected one of {', '.join(TOP_LEVEL_KEYS)}")
+        suite.checks.extend(self.read_tables(data.get("tables") or {}))
+        suite.checks.extend(self.read_custom_sql(data.get("custom_sql") or []))
+        return (suite if not self.problems else None), self.problems
+
+    def read_tables(self, tables: Any) -> list[Check]:
+        """The checks under ``tables:``, a mapping of table name to a list of checks."""
         if not isinstance(tables, dict):
             self.problem(("tables",), f"expected a mapping of table name to a list of checks, got {_kind(tables)}")
-            tables = {}
+            return []
+        checks: list[Check] = []
         for table, entries in tables.items():
             if not isinstance(entries, list):
                 self.problem(("tables", table), f"expected a list of checks, got {_kind(entries)}")
@@ -123,11 +131,15 @@ class _SuiteReader:
             for i, entry in enumerate(entries):
                 check = self.read_check(str(table), entry, ("tables", table, i))
                 if check:
-                    suite.checks.append(check)
-        customs = data.get("custom_sql") or []
+                    checks.append(check)
+        return checks
+
+    def read_custom_sql(self, customs: Any) -> list[Check]:
+        """The checks under ``custom_sql:``, a list of mappings with a name and a query."""
         if not isinstance(customs, list):
             self.problem(("custom_sql",), f"expected a list of queries, got {_kind(customs)}")
-            customs = []
+            return []
+        checks: list[Check] = []
         for i, entry in enumerate(customs):
             at = ("custom_sql", i)
             if not isinstance(entry, dict):
@@ -135,8 +147,8 @@ class _SuiteReader:
                 continue
             check = self.build("custom_sql", None, dict(entry), at, {k: at + (k,) for k in entry})
             if check:
-                suite.checks.append(check)
-        return (suite if not self.problems else None), self.problems
+                checks.append(check)
+        return checks
 
     def read_check(self, table: str, entry: Any, at: tuple[Any, ...]) -> Check | None:
         known = [k for k in self.types if k != "custom_sql"]
@@ -194,7 +206,7 @@ class _SuiteReader:
         return cls(table, parsed, params, source=str(self.path))
 
 
-def _pydantic_message(err: dict[str, Any], field_name: str) -> str:
+def _pydantic_message(err: ErrorDetails, field_name: str) -> str:
     kind = err.get("type", "")
     if kind == "extra_forbidden":
         return f"unknown option {field_name!r}"
@@ -213,8 +225,11 @@ def _dotted(path: tuple[Any, ...]) -> str:
     return out
 
 
+_KIND_NAMES: dict[type, str] = {dict: "a mapping", list: "a list", str: "a string", type(None): "nothing"}
+
+
 def _kind(value: Any) -> str:
-    return {dict: "a mapping", list: "a list", str: "a string", type(None): "nothing"}.get(type(value), type(value).__name__)
+    return _KIND_NAMES.get(type(value), type(value).__name__)
 
 
 def _suggest(word: Any, options: Iterable[str]) -> str:

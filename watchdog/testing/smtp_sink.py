@@ -158,7 +158,7 @@ class SmtpSink:
             message = email.message_from_bytes(raw, policy=email.policy.default)
             self.received.append(Received(
                 mail_from=envelope.mail_from or "", rcpt_tos=list(envelope.rcpt_tos), raw=raw,
-                message=message,  # type: ignore[arg-type]
+                message=message,
                 tls=bool(session.ssl) or self.ssl_context is not None,
                 login=session.auth_data if session.authenticated else None))
         return "250 OK"

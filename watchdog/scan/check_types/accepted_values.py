@@ -16,10 +16,11 @@ class AcceptedValuesOptions(ColumnOptions):
 class AcceptedValues(RowConditionCheck):
     kind = "accepted_values"
     Options = AcceptedValuesOptions
+    options: AcceptedValuesOptions
 
-    def condition(self, dialect: str) -> exp.Expression:
+    def condition(self, dialect: str) -> exp.Expr:
         col = sqlbuild.column(self.column or "")
-        values = self.options.values  # type: ignore[attr-defined]
+        values = self.options.values
         allowed = [sqlbuild.literal(v) for v in values]
         # text values are compared exactly (case-sensitive) on every database
         compared = sqlbuild.exact(col.copy(), dialect) if all(isinstance(v, str) for v in values) else col.copy()

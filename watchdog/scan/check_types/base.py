@@ -48,10 +48,10 @@ class Aggregate:
     table: str
     where: str | None
     key: str
-    expression: exp.Expression = field(compare=False, hash=False, repr=False)
+    expression: exp.Expr = field(compare=False, hash=False, repr=False)
 
     @classmethod
-    def of(cls, table: str, where: str | None, expression: exp.Expression) -> Aggregate:
+    def of(cls, table: str, where: str | None, expression: exp.Expr) -> Aggregate:
         return cls(table, where, expression.sql(), expression)
 
 
@@ -127,7 +127,7 @@ class Check:
         return ".".join(p for p in (self.table, target, self.kind) if p)
 
     # ---- SQL building helpers
-    def filter(self, dialect: str) -> exp.Expression | None:
+    def filter(self, dialect: str) -> exp.Expr | None:
         where = getattr(self.options, "where", None)
         return sqlbuild.condition(where, dialect) if where else None
 
@@ -146,11 +146,11 @@ class Check:
     def measure(self, values: dict[Metric, Any], dialect: str) -> Measurement:
         raise NotImplementedError
 
-    def failing_rows(self, dialect: str) -> exp.Expression | None:
+    def failing_rows(self, dialect: str) -> exp.Expr | None:
         """A SELECT of the failing rows (for samples and the findings' ``sql``), or None."""
         return None
 
-    def sample_query(self, dialect: str, rows: int) -> exp.Expression | None:
+    def sample_query(self, dialect: str, rows: int) -> exp.Expr | None:
         """A cheap SELECT of a few failing rows (default: the failing rows, limited)."""
         query = self.failing_rows(dialect)
         return query.limit(rows) if isinstance(query, exp.Select) else None

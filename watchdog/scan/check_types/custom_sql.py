@@ -32,10 +32,11 @@ class CustomSqlOptions(BaseModel):
 class CustomSql(Check):
     kind = "custom_sql"
     Options = CustomSqlOptions
+    options: CustomSqlOptions
     short_form = None
 
     def _query(self) -> Standalone:
-        sql = self.options.sql.strip().rstrip(";").strip()  # type: ignore[attr-defined]
+        sql = self.options.sql.strip().rstrip(";").strip()
         return Standalone(sql, sql)
 
     def metrics(self, dialect: str) -> list[Metric]:

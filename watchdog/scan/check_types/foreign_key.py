@@ -37,9 +37,10 @@ class ForeignKeyOptions(ColumnOptions):
 class ForeignKey(Check):
     kind = "foreign_key"
     Options = ForeignKeyOptions
+    options: ForeignKeyOptions
 
-    def _orphans_where(self, dialect: str) -> exp.Expression:
-        ref_table, _, ref_column = self.options.references.rpartition(".")  # type: ignore[attr-defined]
+    def _orphans_where(self, dialect: str) -> exp.Expr:
+        ref_table, _, ref_column = self.options.references.rpartition(".")
         child_col = sqlbuild.column(self.column or "", CHILD)
         parent = (
             exp.select(exp.Literal.number(1))
@@ -64,6 +65,6 @@ class ForeignKey(Check):
         row = values[self._orphans_query(dialect)]
         return Measurement(failing=as_int(row[0]), total=as_int(values[self.total_metric()]))
 
-    def failing_rows(self, dialect: str) -> exp.Expression:
+    def failing_rows(self, dialect: str) -> exp.Expr:
         star = exp.Column(this=exp.Star(), table=sqlbuild.ident(CHILD))
         return exp.select(star).from_(sqlbuild.table(self.table or "", alias=CHILD)).where(self._orphans_where(dialect))

@@ -68,6 +68,7 @@ class FreshnessOptions(CheckOptions):
 class Freshness(Check):
     kind = "freshness"
     Options = FreshnessOptions
+    options: FreshnessOptions
     row_level = False
 
     def _newest(self) -> Aggregate:
@@ -87,7 +88,7 @@ class Freshness(Check):
         return Measurement(total=total, observed=age, details={"newest": stamp.isoformat()})
 
     def breached(self, m: Measurement) -> bool:
-        return m.observed is None or m.observed > parse_duration(self.options.max_age)  # type: ignore[attr-defined]
+        return m.observed is None or m.observed > parse_duration(self.options.max_age)
 
     def finding_sql(self, dialect: str) -> str:
         col = sqlbuild.column(self.column or "")

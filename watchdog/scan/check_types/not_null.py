@@ -12,5 +12,5 @@ class NotNull(RowConditionCheck):
     kind = "not_null"
     Options = ColumnOptions
 
-    def condition(self, dialect: str) -> exp.Expression:
+    def condition(self, dialect: str) -> exp.Expr:
         return exp.Is(this=sqlbuild.column(self.column or ""), expression=exp.Null())

@@ -27,8 +27,10 @@ class PatternOptions(ColumnOptions):
 class Pattern(RowConditionCheck):
     kind = "pattern"
     Options = PatternOptions
+    options: PatternOptions
 
-    def condition(self, dialect: str) -> exp.Expression:
+    def condition(self, dialect: str) -> exp.Expr:
         col = sqlbuild.column(self.column or "")
-        matches = sqlbuild.regex_search(col, self.options.regex, dialect)  # type: ignore[attr-defined]
-        return exp.and_(exp.Not(this=exp.Is(this=col.copy(), expression=exp.Null())), exp.Not(this=exp.Paren(this=matches)))
+        matches = sqlbuild.regex_search(col, self.options.regex, dialect)
+        return exp.and_(exp.Not(this=exp.Is(this=col.copy(), expression=exp.Null())),
+                        exp.Not(this=exp.Paren(this=matches)))

@@ -20,17 +20,26 @@ class RangeOptions(ColumnOptions):
     def _a_bound(self) -> "RangeOptions":
         if self.min is None and self.max is None:
             raise ValueError("give min, max or both")
-        if self.min is not None and self.max is not None and _comparable(self.min, self.max) and self.min > self.max:
+        if self.min is not None and self.max is not None and _out_of_order(self.min, self.max):
             raise ValueError(f"min ({self.min}) is greater than max ({self.max})")
         return self
 
 
-def _comparable(a: Bound, b: Bound) -> bool:
+def _out_of_order(low: Bound, high: Bound) -> bool:
+    """True when both bounds are of a comparable kind (two numbers, or two values of one type) and low > high."""
     numbers = (int, float)
-    return (isinstance(a, numbers) and isinstance(b, numbers)) or type(a) is type(b)
+    if isinstance(low, numbers) and isinstance(high, numbers):
+        return low > high
+    if type(low) is not type(high):
+        return False
+    if isinstance(low, str) and isinstance(high, str):
+        return low > high
+    if isinstance(low, date) and isinstance(high, date):  # both date or both datetime: the same type
+        return low > high
+    return False
 
 
-def _bound(value: Bound) -> exp.Expression:
+def _bound(value: Bound) -> exp.Expr:
     if isinstance(value, (date, datetime)):
         return sqlbuild.literal(value.isoformat(sep=" ") if isinstance(value, datetime) else value.isoformat())
     return sqlbuild.literal(value)
@@ -40,13 +49,14 @@ def _bound(value: Bound) -> exp.Expression:
 class Range(RowConditionCheck):
     kind = "range"
     Options = RangeOptions
+    options: RangeOptions
 
-    def condition(self, dialect: str) -> exp.Expression:
+    def condition(self, dialect: str) -> exp.Expr:
         col = sqlbuild.column(self.column or "")
-        outside: list[exp.Expression] = []
-        if self.options.min is not None:  # type: ignore[attr-defined]
-            outside.append(exp.LT(this=col.copy(), expression=_bound(self.options.min)))  # type: ignore[attr-defined]
-        if self.options.max is not None:  # type: ignore[attr-defined]
-            outside.append(exp.GT(this=col.copy(), expression=_bound(self.options.max)))  # type: ignore[attr-defined]
+        outside: list[exp.Expr] = []
+        if self.options.min is not None:
+            outside.append(exp.LT(this=col.copy(), expression=_bound(self.options.min)))
+        if self.options.max is not None:
+            outside.append(exp.GT(this=col.copy(), expression=_bound(self.options.max)))
         either = exp.Paren(this=exp.or_(*outside)) if len(outside) > 1 else outside[0]
         return exp.and_(exp.Not(this=exp.Is(this=col.copy(), expression=exp.Null())), either)

@@ -13,7 +13,7 @@ from watchdog.scan.check_types.base import Aggregate, Check, Measurement, Metric
 class RowConditionCheck(Check):
     """failing = rows where :meth:`condition` holds; total = rows after ``where``."""
 
-    def condition(self, dialect: str) -> exp.Expression:
+    def condition(self, dialect: str) -> exp.Expr:
         raise NotImplementedError
 
     def _failing_metric(self, dialect: str) -> Aggregate:
@@ -24,8 +24,9 @@ class RowConditionCheck(Check):
         return [self.total_metric(), self._failing_metric(dialect)]
 
     def measure(self, values: dict[Metric, Any], dialect: str) -> Measurement:
-        return Measurement(failing=as_int(values[self._failing_metric(dialect)]), total=as_int(values[self.total_metric()]))
+        return Measurement(failing=as_int(values[self._failing_metric(dialect)]),
+                           total=as_int(values[self.total_metric()]))
 
-    def failing_rows(self, dialect: str) -> exp.Expression:
+    def failing_rows(self, dialect: str) -> exp.Expr:
         where = sqlbuild.and_all(self.condition(dialect), self.filter(dialect))
         return exp.select("*").from_(sqlbuild.table(self.table or "")).where(where)

@@ -36,6 +36,7 @@ class RowCountOptions(CheckOptions):
 class RowCount(Check):
     kind = "row_count"
     Options = RowCountOptions
+    options: RowCountOptions
     short_form = None
     row_level = False
 
@@ -48,8 +49,8 @@ class RowCount(Check):
         return Measurement(total=count, observed=count)
 
     def breached(self, m: Measurement) -> bool:
-        low = self.options.min if self.options.min is not None else (1 if self.options.max is None else None)  # type: ignore[attr-defined]
-        high = self.options.max  # type: ignore[attr-defined]
+        low = self.options.min if self.options.min is not None else (1 if self.options.max is None else None)
+        high = self.options.max
         observed = int(m.observed or 0)
         return (low is not None and observed < low) or (high is not None and observed > high)
 

@@ -36,10 +36,11 @@ class UniqueOptions(RowCheckOptions):
 class Unique(Check):
     kind = "unique"
     Options = UniqueOptions
+    options: UniqueOptions
 
     @property
     def key_columns(self) -> list[str]:
-        value = self.options.column  # type: ignore[attr-defined]
+        value = self.options.column
         return [value] if isinstance(value, str) else list(value)
 
     @property
@@ -52,11 +53,11 @@ class Unique(Check):
         cols = self.key_columns
         return cols if len(cols) > 1 else None
 
-    def _not_all_null(self) -> exp.Expression:
+    def _not_all_null(self) -> exp.Expr:
         nulls = [exp.Is(this=sqlbuild.column(c), expression=exp.Null()) for c in self.key_columns]
         return exp.Not(this=exp.Paren(this=exp.and_(*nulls)) if len(nulls) > 1 else nulls[0])
 
-    def _keys(self, dialect: str) -> list[exp.Expression]:
+    def _keys(self, dialect: str) -> list[exp.Expr]:
         """The grouping keys, compared exactly (values differing only in case are distinct everywhere)."""
         return [sqlbuild.exact(sqlbuild.column(c), dialect) for c in self.key_columns]
 
@@ -88,13 +89,13 @@ class Unique(Check):
             details={"duplicate_values": duplicate_values, "excess_rows": failing - duplicate_values},
         )
 
-    def sample_query(self, dialect: str, rows: int) -> exp.Expression:
+    def sample_query(self, dialect: str, rows: int) -> exp.Expr:
         """The first duplicated keys from a GROUP BY (no window over the whole table), joined back to
         their rows: far cheaper than limiting :meth:`failing_rows` on a large table."""
         keys = self._keys(dialect)
         names = [f"k{i}" for i in range(len(keys))]
         groups = (
-            exp.select(*[exp.alias_(k, n) for k, n in zip(keys, names)])
+            exp.select(*[exp.alias_(k, n) for k, n in zip(keys, names, strict=True)])
             .from_(sqlbuild.table(self.table or ""))
             .where(sqlbuild.and_all(self._not_all_null(), self.filter(dialect)))
             .group_by(*[k.copy() for k in keys])
@@ -105,7 +106,7 @@ class Unique(Check):
         compare = exp.EQ if len(keys) == 1 else exp.NullSafeEQ  # compound keys may hold a NULL
         on = sqlbuild.and_all(*[
             compare(this=sqlbuild.exact(sqlbuild.column(c, "src"), dialect), expression=sqlbuild.column(n, "dup"))
-            for c, n in zip(self.key_columns, names)])
+            for c, n in zip(self.key_columns, names, strict=True)])
         return (
             exp.select(exp.Column(this=exp.Star(), table=sqlbuild.ident("src")))
             .from_(sqlbuild.table(self.table or "", alias="src"))
@@ -115,7 +116,7 @@ class Unique(Check):
             .limit(rows)
         )
 
-    def failing_rows(self, dialect: str) -> exp.Expression:
+    def failing_rows(self, dialect: str) -> exp.Expr:
         keys = self._keys(dialect)
         window = exp.Window(this=sqlbuild.count_star(), partition_by=[k.copy() for k in keys])
         ranked = (

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import socketserver
@@ -81,7 +82,7 @@ class StubRequestHandler(BaseHTTPRequestHandler):
         if length is not None:
             return self.rfile.read(int(length))
         if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
-            parts = []
+            parts: list[bytes] = []
             while True:
                 size = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)
                 if size == 0:
@@ -176,10 +177,8 @@ class StubRequestHandler(BaseHTTPRequestHandler):
 
     def _drop(self) -> None:
         self.close_connection = True
-        try:
+        with contextlib.suppress(OSError):
             self.connection.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
 
     def _stream(self, events: Iterable[dict[str, Any]], step: Step | None = None) -> None:
         """Send ``events`` as a chunked ``text/event-stream``, then ``data: [DONE]`` (paced as ``step`` says)."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from email.message import Message
 from typing import Any
 
 from .request_body import tool_names
@@ -11,12 +12,12 @@ from .request_body import tool_names
 SECRET_HEADERS = frozenset({"authorization", "api-key", "x-api-key", "openai-api-key", "proxy-authorization"})
 
 
-def mask_headers(headers: Mapping[str, str]) -> dict[str, str]:
+def mask_headers(headers: Mapping[str, str] | Message) -> dict[str, str]:
     """The headers with lower-cased names, secret headers' values replaced by ``"present"``."""
     return {k.lower(): ("present" if k.lower() in SECRET_HEADERS else v) for k, v in headers.items()}
 
 
-def request_record(method: str, path: str, headers: Mapping[str, str], body: Any,
+def request_record(method: str, path: str, headers: Mapping[str, str] | Message, body: Any,
                    marker: str | None) -> dict[str, Any]:
     """The record of one request (see :class:`~watchdog.testing.openai_stub.StubOpenAI` for the keys).
 

@@ -20,7 +20,9 @@ def message_text(message: Any) -> str:
 
 def messages_text(body: dict, roles: tuple[str, ...] | None = None) -> str:
     """The text of all messages (or only those whose role is in ``roles``), one per line."""
-    messages = body.get("messages") if isinstance(body.get("messages"), list) else []
+    messages = body.get("messages")
+    if not isinstance(messages, list):
+        messages = []
     return "\n".join(message_text(m) for m in messages
                      if roles is None or (isinstance(m, dict) and m.get("role") in roles))
 
@@ -30,7 +32,9 @@ def tool_names(body: dict) -> list[str]:
     names = []
     for tool in body.get("tools") or []:
         if isinstance(tool, dict):
-            fn = tool.get("function") if isinstance(tool.get("function"), dict) else {}
+            fn = tool.get("function")
+            if not isinstance(fn, dict):
+                fn = {}
             names.append(fn.get("name") or tool.get("name") or tool.get("type") or "?")
     return names
 

@@ -3,11 +3,13 @@ queues of steps (the FIFO script and the per-marker queues) and the requests it 
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import socket
 import threading
 import uuid
 from collections.abc import Iterable, Mapping
+from email.message import Message
 from typing import Any, Literal
 
 from .http_handler import StubHTTPServer, StubRequestHandler
@@ -84,10 +86,8 @@ class StubOpenAI:
         with self._lock:
             conns, threads = list(self._conns), list(self._handler_threads)
         for conn in conns:  # idle keep-alive connections would otherwise block their threads
-            try:
+            with contextlib.suppress(OSError):
                 conn.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
         server.server_close()
         if self._thread is not None:
             self._thread.join(timeout=5)
@@ -152,7 +152,7 @@ class StubOpenAI:
             markers = list(self._marker_queues)
         return find_marker(body, markers)
 
-    def _record(self, method: str, path: str, headers: Mapping[str, str], body: Any) -> dict[str, Any]:
+    def _record(self, method: str, path: str, headers: Mapping[str, str] | Message, body: Any) -> dict[str, Any]:
         marker = self._find_marker(body)[0] if isinstance(body, dict) else None
         record = request_record(method, path, headers, body, marker)
         with self._lock:
