@@ -49,7 +49,7 @@ def local_server(local: LocalModel, root: Path) -> Iterator[str]:
     if not model.is_file():
         raise LocalModelError(f"llm.local.model: no such file {model} (bring a GGUF file; nothing is downloaded)")
     try:
-        import xllamacpp  # type: ignore[import-untyped]  # noqa: F401
+        import xllamacpp  # noqa: F401
     except ImportError:
         raise LocalModelError("llm.local needs the llama.cpp server: pip install 'watchdog-dq[local]'") from None
     port = free_port()
@@ -91,7 +91,7 @@ def stop(proc: subprocess.Popen[str]) -> None:
 def serve(model: str, port: int, context: int, threads: int) -> None:  # pragma: no cover - runs in the child
     import signal
 
-    import xllamacpp  # type: ignore[import-untyped]
+    import xllamacpp
 
     params = xllamacpp.CommonParams()
     params.model.path = model
