@@ -48,3 +48,17 @@ def test_qwen_05b_program_mode_echo_repetition_and_cut_are_never_verified(tmp_pa
     assert len([m for m in third if "has no likely causes" in m]) == 10  # every problem check, none invented
     sent = requests[1]["body"]["messages"][-1]["content"]
     assert "cut off by the output token cap" in sent
+
+
+def test_qwen_05b_model_mode_table_of_zeros_is_caught_row_by_row(tmp_path, monkeypatch):
+    # the 0.5B model's whole report: every check "pass", every row "0 | 200 | 0.0", causes copied per column
+    recorded = json.loads((FIXTURES / "qwen0.5b_demo_model.json").read_text())
+    from watchdog.verify import verify_fn
+
+    bad = verify_fn(recorded["calls"][0]["answer"], recorded["findings"]).bad
+    called_passing = {b.finding for b in bad if "passing" in b.message}
+    failing = {f["name"] for f in recorded["findings"]["findings"] if f["status"] == "fail"}
+    assert failing and failing <= called_passing  # every failing check called passing is caught
+    outcome, requests = replay(tmp_path, "qwen0.5b_demo_model.json", monkeypatch, table="model", review="off")
+    assert outcome.outcome == "fallback" and outcome.draft == recorded["calls"][0]["answer"]
+    assert len(requests) == 1  # one recorded answer, no fix round configured
