@@ -238,6 +238,15 @@ class LLMConfig(_Strict):
         return base_url, api_key
 
 
+class MCPConfig(_Strict):
+    """``watchdog mcp``: what its clients may reach, and the limits of each call."""
+
+    allow_urls: bool = False          # clients may name only configured databases unless this is on
+    max_rows: int = Field(default=200, gt=0)
+    timeout_s: float = Field(default=10.0, gt=0)
+    sample: int = Field(default=DEFAULT_SAMPLE, ge=0)
+
+
 class Settings(_Strict):
     base_dir: str | None = None
     #: where checkpoints and run state live (relative to base_dir); $WATCHDOG_STATE_DIR overrides it
@@ -245,6 +254,7 @@ class Settings(_Strict):
     databases: dict[str, DatabaseConfig] = Field(default_factory=dict)
     audits: dict[str, AuditConfig] = Field(default_factory=dict)
     llm: LLMConfig = Field(default_factory=LLMConfig)
+    mcp: MCPConfig = Field(default_factory=MCPConfig)
     smtp: SmtpConfig = Field(default_factory=SmtpConfig)
     history: HistoryConfig = Field(default_factory=HistoryConfig)
     scheduler: SchedulerConfig = Field(default_factory=SchedulerConfig)

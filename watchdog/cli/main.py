@@ -14,7 +14,7 @@ from types import FrameType
 
 import click
 
-from watchdog.cli import audits, console, daemon, report, scan  # noqa: F401  (each registers its commands)
+from watchdog.cli import audits, console, daemon, dashboard, mcp, report, scan  # noqa: F401  (each registers its commands)
 from watchdog.cli.app import cli
 from watchdog.errors import QueryRefused, WatchdogError
 from watchdog.exit_codes import ExitCode

@@ -1,0 +1,105 @@
+"""``watchdog dashboard``: a static HTML site drawn from the run history (no server, no script, no CDN).
+
+``index.html`` shows each audit's status timeline (one cell per run); ``<audit>.html`` a chart per check of
+its failing rows, rate or measurement over the runs with its threshold, the newest findings with samples,
+and a link to each run's filed report.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from watchdog.report.charts import Point, series_svg
+from watchdog.report.html import environment
+
+#: runs shown per audit
+DEFAULT_RUNS = 60
+
+
+@dataclass
+class CheckSeries:
+    name: str
+    measure: str                       # what the chart shows: failing rows | rate | rows | age (s)
+    points: list[Point] = field(default_factory=list)
+    threshold: float | None = None
+    latest: dict[str, Any] | None = None
+
+    @property
+    def svg(self) -> Any:
+        return series_svg(self.points, threshold=self.threshold, title=f"{self.name}: {self.measure}")
+
+
+def _measure(finding: dict[str, Any]) -> tuple[str, float | None, float | None]:
+    """(what is charted, its value, its threshold) for one finding."""
+    params = finding.get("params") or {}
+    check = finding.get("check")
+    if check == "row_count":
+        bound = params.get("min") if params.get("min") is not None else params.get("max")
+        return "rows", finding.get("observed"), bound
+    if check == "freshness":
+        return "age (s)", finding.get("observed"), params.get("max_age_s")
+    if params.get("max_rate") is not None:
+        return "rate", finding.get("rate"), params.get("max_rate")
+    return "failing rows", finding.get("failing"), params.get("max_count")
+
+
+def audit_series(runs: list[Any], findings_by_run: dict[str, list[dict[str, Any]]]) -> list[CheckSeries]:
+    """One series per check, oldest run first; a check missing from a run is a gap."""
+    order = list(reversed(runs))
+    names: dict[str, None] = {}
+    for run in order:
+        names.update(dict.fromkeys(f["name"] for f in findings_by_run.get(run.id, [])))
+    out = []
+    for name in names:
+        series = CheckSeries(name=name, measure="")
+        for run in order:
+            found = next((f for f in findings_by_run.get(run.id, []) if f["name"] == name), None)
+            if found is None:
+                series.points.append(Point(run.id, None))
+                continue
+            series.measure, value, series.threshold = _measure(found)
+            series.points.append(Point(run.id, float(value) if value is not None else None,
+                                       str(found.get("status") or "error")))
+            series.latest = found
+        out.append(series)
+    return out
+
+
+def _report_link(run: Any, out_dir: Path) -> str | None:
+    if not run.out_dir:
+        return None
+    for name in ("report.html", "report.md"):
+        target = Path(run.out_dir) / name
+        if target.is_file():
+            return os.path.relpath(target, out_dir)
+    return None
+
+
+def build_dashboard(settings: Any, out_dir: Path, *, runs_per_audit: int = DEFAULT_RUNS) -> list[Path]:
+    """Write the site into ``out_dir``; returns the pages written."""
+    from watchdog.history import HistoryStore
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    env = environment()
+    store = HistoryStore(settings.history_url())
+    written: list[Path] = []
+    audits = []
+    try:
+        for audit in sorted(settings.audits):
+            runs = store.list_runs(audit, limit=runs_per_audit)
+            findings = {run.id: store.findings_of(run.id) for run in runs}
+            page = out_dir / f"{audit}.html"
+            audits.append({"name": audit, "page": page.name, "runs": list(reversed(runs)),
+                           "latest": runs[0] if runs else None})
+            page.write_text(env.get_template("dashboard_audit.html.j2").render(
+                audit=audit, runs=list(reversed(runs)), series=audit_series(runs, findings),
+                links={run.id: _report_link(run, out_dir) for run in runs}), encoding="utf-8")
+            written.append(page)
+    finally:
+        store.close()
+    index = out_dir / "index.html"
+    index.write_text(env.get_template("dashboard_index.html.j2").render(audits=audits), encoding="utf-8")
+    return [index, *written]
