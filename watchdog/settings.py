@@ -22,7 +22,7 @@ from sqlalchemy.engine import make_url
 
 from watchdog.errors import ConfigError
 from watchdog.redact import register_secret
-from watchdog.yaml_lines import DuplicateKeyError, YamlLines, load_with_lines
+from watchdog.yaml_lines import DuplicateKeyError, YamlLines, load_with_lines, shield_references, unshield
 
 ENV_VAR = "WATCHDOG_CONFIG"
 DEFAULT_RELATIVE = Path("config") / "watchdog.yaml"
@@ -324,7 +324,7 @@ def load_settings(path: str | Path | None = None) -> Settings:
     except OSError as exc:
         raise ConfigError(f"cannot read the configuration {config_path}: {exc.strerror or exc}") from None
     try:
-        data, lines = load_with_lines(_shield_references(text))
+        data, lines = load_with_lines(shield_references(text, _INTERPOLATION))
     except DuplicateKeyError as exc:
         raise ConfigError(f"{config_path}:{exc.line}: {exc}") from None
     except yaml.YAMLError as exc:
@@ -391,29 +391,15 @@ def load_settings_or_default(path: str | Path | None = None) -> Settings:
     return Settings(root=Path.cwd())
 
 
-_SHIELD = "\u2063WDENV{}\u2063"  # an invisible separator never typed in a config: marks a shielded ${...}
-_SHIELDED = re.compile("\u2063WDENV([0-9a-f]+)\u2063")
-
-
-def _shield_references(text: str) -> str:
-    """``${VAR}`` written unquoted inside a flow mapping (``{planner: ${WD_MODEL}}``) would end the mapping at
-    its ``}``: each reference is hidden behind a plain-scalar-safe token for the parse and restored afterwards."""
-    return _INTERPOLATION.sub(lambda m: _SHIELD.format(m.group(0).encode().hex()), text)
-
-
-def _unshield(value: str) -> str:
-    return _SHIELDED.sub(lambda m: bytes.fromhex(m.group(1)).decode(), value)
-
-
 def _interpolate(value: Any, at: tuple[Any, ...], lines: YamlLines, path: Path) -> Any:
     if isinstance(value, dict):
-        return {_unshield(k) if isinstance(k, str) else k: _interpolate(v, at + (k,), lines, path)
+        return {unshield(k) if isinstance(k, str) else k: _interpolate(v, at + (k,), lines, path)
                 for k, v in value.items()}
     if isinstance(value, list):
         return [_interpolate(v, at + (i,), lines, path) for i, v in enumerate(value)]
     if not isinstance(value, str):
         return value
-    value = _unshield(value)
+    value = unshield(value)
 
     def substitute(match: re.Match[str]) -> str:
         name, default = match.group(1), match.group(2)
