@@ -58,3 +58,11 @@ class QueryError(SandboxError, Terminal):
 
 class DatabaseUnavailable(SandboxError, Transient):
     """The database could not be reached. Worth retrying later."""
+
+
+class HistoryUnavailable(WatchdogError):
+    """The history database stayed locked or unreachable for longer than ``history.wait_s``."""
+
+
+class TickTaken(WatchdogError):
+    """This scheduled tick of an audit was already claimed (run) by another process."""

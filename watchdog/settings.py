@@ -33,6 +33,8 @@ _INTERPOLATION = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 DEFAULT_TIMEOUT_S = 30.0
 DEFAULT_MAX_ROWS = 1000
 DEFAULT_SAMPLE = 5
+#: earlier runs of an audit read as history for ``anomaly:`` (without a timestamp column) and ``schema_changes``
+DEFAULT_HISTORY_RUNS = 90
 
 
 class _Strict(BaseModel):
@@ -163,6 +165,8 @@ class SmtpConfig(_Strict):
 
 class HistoryConfig(_Strict):
     url: str = "sqlite:///reports/history.db"
+    #: how long a locked or unreachable history database is waited for before a run gives up (one line)
+    wait_s: float = Field(default=60.0, ge=0)
 
 
 class SchedulerConfig(_Strict):
@@ -170,6 +174,11 @@ class SchedulerConfig(_Strict):
     outbox_interval_s: float = Field(default=60.0, gt=0)
     delivery_attempts: int = Field(default=3, ge=1, le=10)
     delivery_wait_max_s: float = Field(default=5.0, ge=0)
+    #: a delivery claimed ``sending`` by a process that died is retried after this many seconds
+    delivery_lease_s: float = Field(default=120.0, gt=0)
+    #: the leader's lease on the history database; a standby takes over at most lease_s + lease_s/3
+    #: after the leader died or lost its connection (default: within 20 s)
+    lease_s: float = Field(default=15.0, ge=1, le=600)
 
 
 class RoleModels(_Strict):

@@ -5,7 +5,8 @@ Each finding of the current run is marked:
 * ``new``       -- a problem now (warn, fail or error) that was not one before (passed, or absent);
 * ``resolved``  -- it passes now but was a problem before (findings that disappeared are not listed);
 * ``worse``     -- a problem both times, and now more severe (warn -> fail) or more failing rows
-                   (for freshness: an older newest value);
+                   (for freshness: an older newest value; for a row_count judged by ``anomaly:``, a
+                   count further from the expected one);
 * ``better``    -- a problem both times, less severe or fewer failing rows;
 * ``unchanged`` -- everything else (the same status and figures, or passing both times).
 Without a previous run, every problem is ``new`` and every pass ``unchanged``.
@@ -30,6 +31,9 @@ def _figure(finding: dict[str, Any]) -> float | None:
         return float(finding["failing"])
     if finding.get("check") == "freshness" and finding.get("observed") is not None:
         return float(finding["observed"])
+    anomaly = (finding.get("details") or {}).get("anomaly")
+    if isinstance(anomaly, dict) and anomaly.get("value") is not None and anomaly.get("expected") is not None:
+        return abs(float(anomaly["value"]) - float(anomaly["expected"]))  # further from the usual: worse
     return None
 
 

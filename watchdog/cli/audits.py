@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
+import socket
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -15,23 +18,35 @@ from watchdog.cli.app import CONTEXT, cli, config_option
 @cli.command(context_settings=CONTEXT)
 @click.argument("audit")
 @click.option("--json", "as_json", is_flag=True, help="Print the findings JSON on stdout instead of the table.")
+@click.option("--tick", metavar="auto|TIME", default=None,
+              help="Claim this scheduled time of the audit first (auto: its latest one by its schedule, "
+                   "or an ISO time); when it was claimed already, do nothing and exit 0.")
 @config_option
-def run(audit: str, as_json: bool, config_path: Path | None) -> None:
+def run(audit: str, as_json: bool, tick: str | None, config_path: Path | None) -> None:
     """Run one configured audit now, by the same code path the daemon uses.
 
-    Files the run under <reports>/<audit>/<UTC timestamp>/, records it in the history, delivers it
-    (or waits for review). Exit codes as `scan`.
+    Files the run under <reports>/<audit>/<run id>/, records it in the history, delivers it
+    (or waits for review). Exit codes as `scan`. With --tick, the run claims that scheduled time
+    in the history, as the daemon's runs do: a cron job started twice for one time runs once.
 
     \b
     Example:
         watchdog run demo
+        watchdog run demo --tick auto      # from cron or a Kubernetes CronJob
     """
+    from watchdog.errors import TickTaken
     from watchdog.run.audit import execute_audit
     from watchdog.settings import load_settings
 
     settings = load_settings(config_path)
-    with console.scan_progress() as progress:
-        result = execute_audit(settings, audit, on_progress=progress)
+    claim = _tick(settings, audit, tick) if tick else None
+    try:
+        with console.scan_progress() as progress:
+            result = execute_audit(settings, audit, on_progress=progress, tick=claim,
+                                   claimed_by=f"run:{socket.gethostname()}:{os.getpid()}" if claim else None)
+    except TickTaken as exc:
+        click.echo(f"skipped: {exc}", err=True)
+        sys.exit(0)
     assert result.scan is not None
     if as_json:
         click.echo(result.scan.doc.to_json(), nl=False)
@@ -39,7 +54,11 @@ def run(audit: str, as_json: bool, config_path: Path | None) -> None:
         out = console.stdout()
         out.print(console.summary_table(result.scan.doc, result.trends))
         out.print(console.summary_line(result.scan.doc))
-        out.print(f"run {result.run_id}: {result.status}\nfiled:    {result.run_dir}")
+        out.print(f"run {result.run_id}: {result.status}\n"
+                  + ("filed:    NOT FILED (see below)" if result.filing_error else f"filed:    {result.run_dir}"))
+    if result.filing_error:
+        click.echo(f"filing failed: {result.filing_error} (the findings are recorded in the history and were "
+                   "delivered from memory)", err=True)
     if result.scan.llm is not None:
         console.llm_summary(result.scan.llm)
     for d in result.deliveries:
@@ -48,6 +67,25 @@ def run(audit: str, as_json: bool, config_path: Path | None) -> None:
     if result.awaiting_review:
         console.stderr().print(f"awaiting review: watchdog review approve {result.run_id}")
     sys.exit(int(result.exit_code))
+
+
+def _tick(settings: Any, audit: str, value: str) -> str:
+    """The tick key ``--tick`` names: the audit's latest scheduled time (auto) or an ISO time."""
+    from datetime import UTC, datetime
+
+    from watchdog.daemon.jobs import tick_key
+    from watchdog.daemon.triggers import current_tick
+
+    if value == "auto":
+        moment = current_tick(settings.audit(audit))
+        if moment is None:
+            raise click.UsageError(f"--tick auto: audit {audit!r} has no schedule: to run by a time give --tick TIME")
+        return tick_key(moment)
+    try:
+        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        raise click.UsageError(f"--tick: {value!r} is neither auto nor an ISO time (2026-01-31T06:00:00Z)") from None
+    return tick_key(moment if moment.tzinfo else moment.replace(tzinfo=UTC))
 
 
 @cli.command(context_settings=CONTEXT)

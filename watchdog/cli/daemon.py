@@ -1,4 +1,5 @@
-"""CLI commands for the daemon: ``serve`` (run every audit on its schedule) and ``schedule`` (next run times)."""
+"""CLI commands for the daemon: ``serve`` (run every audit on its schedule), ``schedule`` (next run times)
+and ``status`` (the leader, its lease, the standbys)."""
 
 from __future__ import annotations
 
@@ -86,3 +87,25 @@ def schedule(config_path: Path | None, count: int, as_json: bool) -> None:
         click.echo(f"{entry.audit}: {entry.schedule}")
         for moment in entry.next_runs:
             click.echo(f"  {moment.strftime('%a %Y-%m-%d %H:%M:%S %Z')}")
+
+
+@cli.command(context_settings=CONTEXT)
+@config_option
+@click.option("--json", "as_json", is_flag=True, help="Print the status as JSON.")
+def status(config_path: Path | None, as_json: bool) -> None:
+    """Show which `watchdog serve` leads, its lease, the standbys and each audit's next run.
+
+    Read from the history database the instances share: the leader holds a lease there (renewed
+    every scheduler.lease_s / 3); standbys take over when it expires. Next runs come from the
+    leader's job store (else a forecast from the schedule).
+
+    \b
+    Example:
+        watchdog status
+        watchdog status --json --config config/watchdog.yaml
+    """
+    from watchdog.daemon.status import gather_status, render_status
+    from watchdog.settings import load_settings
+
+    report = gather_status(load_settings(config_path))
+    click.echo(json.dumps(report, indent=2, ensure_ascii=False) if as_json else render_status(report))

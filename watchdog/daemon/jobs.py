@@ -17,6 +17,7 @@ import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
+from typing import Any
 
 from watchdog.redact import redact
 from watchdog.settings import Settings, load_settings
@@ -31,6 +32,18 @@ _settings_by_path: dict[str, Settings] = {}
 _state_lock = threading.Lock()
 _active: dict[str, float] = {}           # audit name -> monotonic start, for the audits running now
 _outbox_lock = threading.Lock()          # held while the outbox job flushes
+_leadership: dict[str, Any] = {"instance": None, "token": 0}   # set by the daemon while it leads
+
+
+def set_leadership(instance: str | None, token: int) -> None:
+    """The lease this process schedules under (token 0: it does not lead; scheduled runs are skipped)."""
+    with _state_lock:
+        _leadership.update(instance=instance, token=token)
+
+
+def tick_key(moment: datetime) -> str:
+    """A scheduled time as the tick's key: UTC, ISO 8601 with microseconds."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 def audit_job_id(name: str) -> str:
@@ -81,22 +94,37 @@ def _parse_iso(text: str | None) -> datetime | None:
         return None
 
 
-def run_audit_job(config_path: str, name: str) -> str | None:
+def run_audit_job(config_path: str, name: str, scheduled_at: str | None = None) -> str | None:
     """Run the audit ``name`` of the configuration at ``config_path`` now (the scheduled job).
 
-    Calls :func:`watchdog.run.audit.execute_audit`, the path of ``watchdog run``. Never raises: an
-    exception is logged on one line (secrets masked); the run itself is recorded ``error`` by
-    ``execute_audit``, or here if it was left ``running``. Returns the run's status (None on error).
+    Calls :func:`watchdog.run.audit.execute_audit`, the path of ``watchdog run``. With ``scheduled_at``
+    (the tick, passed by the scheduler's executor) the run claims that tick under this daemon's lease:
+    a tick claimed already (another instance, a catch-up after a restart) is skipped, as is every tick
+    while this process does not lead. Never raises: an exception is logged on one line (secrets
+    masked); the run itself is recorded ``error`` by ``execute_audit``, or here if it was left
+    ``running``. Returns the run's status (``skipped``; None on error).
     """
+    from watchdog.errors import TickTaken
     from watchdog.run.audit import execute_audit
 
+    with _state_lock:
+        instance, token = _leadership["instance"], int(_leadership["token"])
+    if scheduled_at is not None and not token:
+        log.info("audit %s: the run due at %s skipped: this instance does not lead", name, scheduled_at)
+        return "skipped"
     started = time.monotonic()
     started_at = datetime.now(UTC).replace(microsecond=0)
-    log.info("audit %s: run started", name)
+    log.info("audit %s: run started%s", name, f" (due at {scheduled_at})" if scheduled_at else "")
     try:
         settings = _settings_for(config_path)
         with _tracked(name):
-            run = execute_audit(settings, name)
+            if scheduled_at is None:
+                run = execute_audit(settings, name)
+            else:
+                run = execute_audit(settings, name, tick=scheduled_at, claimed_by=instance, token=token)
+    except TickTaken as exc:
+        log.info("%s: skipped", one_line(exc))
+        return "skipped"
     except BaseException as exc:  # noqa: BLE001 -- one audit's failure must never stop the daemon
         elapsed = time.monotonic() - started
         log.error("audit %s: run failed after %.1fs: %s: %s", name, elapsed, type(exc).__name__, one_line(exc))
@@ -109,9 +137,10 @@ def run_audit_job(config_path: str, name: str) -> str | None:
         s = run.scan.doc.summary
         summary = f" ({s.checks} checks: {s.failed} failed, {s.warned} warned, {s.passed} passed, {s.errors} errors)"
     deliveries = ", ".join(f"{d['channel']}:{d['status']}" for d in run.deliveries)
-    level = logging.WARNING if run.status == "error" else logging.INFO
-    log.log(level, "audit %s: run %s %s in %.1fs%s, filed %s%s", name, run.run_id, run.status, elapsed, summary,
-            run.run_dir, f", deliveries {deliveries}" if deliveries else "")
+    level = logging.WARNING if run.status == "error" or run.filing_error else logging.INFO
+    filed = f"NOT filed ({one_line(run.filing_error)})" if run.filing_error else f"filed {run.run_dir}"
+    log.log(level, "audit %s: run %s %s in %.1fs%s, %s%s", name, run.run_id, run.status, elapsed, summary,
+            filed, f", deliveries {deliveries}" if deliveries else "")
     return run.status
 
 
@@ -122,7 +151,7 @@ def _close_left_running(config_path: str, name: str, since: datetime, exc: BaseE
 
     try:
         settings = _settings_for(config_path)
-        store = HistoryStore(settings.history_url())
+        store = HistoryStore(settings.history_url(), wait_s=settings.history.wait_s)
         try:
             for record in store.list_runs(name, status="running", limit=20):
                 started = _parse_iso(record.started_at)
@@ -150,7 +179,7 @@ def flush_outbox_job(config_path: str) -> int:
             return 0
     try:
         settings = _settings_for(config_path)
-        store = HistoryStore(settings.history_url())
+        store = HistoryStore(settings.history_url(), wait_s=settings.history.wait_s)
         try:
             done = flush_outbox(settings, store)
         finally:

@@ -9,6 +9,9 @@
   is no later than ``scheduler.misfire_grace_s``.
 * **Never twice at once.** ``max_instances=1``: a run that outlasts its interval makes the fires in
   between be skipped (logged), it never overlaps itself.
+* **Each tick once.** The executor hands every audit run its scheduled time (:class:`TickExecutor`);
+  the run claims ``(audit, scheduled time)`` in the history, so however many schedulers share the job
+  store, and whatever they catch up after a restart, a tick runs once.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ from watchdog.daemon.jobs import (
     audit_job_id,
     log,
     one_line,
+    tick_key,
 )
 from watchdog.daemon.triggers import same_schedule, scheduled_triggers
 from watchdog.errors import ConfigError
@@ -71,12 +75,35 @@ def _jobstore_engine(url: str) -> Any:
     return engine
 
 
+class _TickJob:
+    """A job as the executor runs it, with its scheduled time passed as ``scheduled_at``."""
+
+    def __init__(self, job: Any, run_time: datetime):
+        self._job = job
+        self.kwargs = {**job.kwargs, "scheduled_at": tick_key(run_time)}
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._job, name)
+
+    def __str__(self) -> str:
+        return str(self._job)
+
+
+class TickExecutor(ThreadPoolExecutor):
+    """A thread pool that tells each audit run which tick it is (APScheduler 3 does not pass it)."""
+
+    def _do_submit_job(self, job: Any, run_times: list[datetime]) -> None:
+        if job.id.startswith(AUDIT_PREFIX) and run_times:
+            job = _TickJob(job, run_times[-1])   # coalesced: the latest due time is the one run
+        super()._do_submit_job(job, run_times)
+
+
 def create_scheduler(settings: Settings, *, max_workers: int = 10) -> BackgroundScheduler:
     """A BackgroundScheduler with the job store in the history database (not started)."""
     jobstore = SQLAlchemyJobStore(engine=_jobstore_engine(settings.history_url()), tablename=JOBS_TABLE)
     return BackgroundScheduler(
         jobstores={"default": jobstore},
-        executors={"default": ThreadPoolExecutor(max_workers)},
+        executors={"default": TickExecutor(max_workers)},
         job_defaults={"coalesce": True, "max_instances": 1, "misfire_grace_time": settings.scheduler.misfire_grace_s},
         timezone=UTC)
 

@@ -23,6 +23,7 @@ from watchdog.daemon.jobs import (
     one_line,
     remember_settings,
     running_audits,
+    set_leadership,
 )
 from watchdog.daemon.scheduler import (
     JOBS_TABLE,
@@ -37,6 +38,7 @@ from watchdog.daemon.triggers import describe_schedule
 from watchdog.errors import WatchdogError
 from watchdog.exit_codes import ExitCode
 from watchdog.redact import redact, safe_url
+from watchdog.sandbox import cancel as cancelling
 from watchdog.settings import Settings
 
 DEFAULT_GRACE_S = 60.0
@@ -54,14 +56,14 @@ def _warm_up() -> None:
     import watchdog.run.review_gate  # noqa: F401
 
 
-def _open_history(url: str, attempts: int = 3) -> Any:
+def _open_history(url: str, wait_s: float, attempts: int = 3) -> Any:
     """The history store; a few tries, since another process creating its tables at the same
     moment makes ``create_all`` fail with "table already exists"."""
     from watchdog.history import HistoryStore
 
     for attempt in range(1, attempts + 1):
         try:
-            return HistoryStore(url)
+            return HistoryStore(url, wait_s=wait_s)
         except Exception as exc:
             if attempt < attempts and "already exists" in str(exc):
                 time.sleep(0.2 * attempt)
@@ -87,7 +89,10 @@ class Daemon:
         #: set to stop from another thread; signal handlers only append to ``signals`` (no locks in a handler)
         self.stop_event = threading.Event()
         self.signals: list[int] = []
-        self.scheduler: BackgroundScheduler | None = None
+        self.scheduler: BackgroundScheduler | None = None     # set while this instance leads
+        self.lease: Any = None
+        self._started_at = 0.0
+        self._scheduled: list[str] = []
         self._stopped_by_signal = False
 
     def stop(self) -> None:
@@ -100,36 +105,103 @@ class Daemon:
         """Serve until stopped; 0 after a clean stop, :data:`FORCED_EXIT` when runs had to be abandoned
         (the caller should then leave with ``os._exit``: their threads cannot be joined)."""
         from watchdog.history import HistoryStore
+        from watchdog.history.leases import LeaderLease, lock_sqlite_history
 
         settings = self.settings
         scheduled = validate_for_serve(settings)
         previous = self._install_signal_handlers()
         store: HistoryStore | None = None
+        lease_store: HistoryStore | None = None
+        lock = None
         try:
             url = settings.history_url()
-            store = _open_history(url)
+            store = _open_history(url, settings.history.wait_s)
+            lock = lock_sqlite_history(store)      # SQLite: one serve per history, refused with one line
             left = store.mark_running_interrupted()
             if left:
                 log.warning("marked %d run(s) left running by an earlier stop as interrupted: %s", len(left),
                             ", ".join(left))
             remember_settings(settings)
+            _warm_up()
+            # the lease is renewed on its own connection, waiting at most a second: never longer than the lease
+            lease_store = HistoryStore(url, wait_s=1.0)
+            self.lease = lease = LeaderLease(lease_store, settings.scheduler.lease_s)
+            self._started_at = time.time()
+            self._scheduled = scheduled
+            until = f", stopping after {self.duration:g}s" if self.duration else ""
+            log.info("serving %d scheduled audit(s) from %s (instance %s, pid %d; history %s; lease %gs%s); "
+                     "stop with SIGTERM or Ctrl-C", len(scheduled), settings.source, lease.instance, os.getpid(),
+                     safe_url(url), settings.scheduler.lease_s, until)
+            try:
+                reason = self._wait()
+            except BaseException:
+                if self.scheduler is not None:
+                    self.scheduler.shutdown(wait=False)
+                raise
+            return self._shutdown(store, reason)
+        finally:
+            for handle in (store, lease_store):
+                if handle is not None:
+                    handle.close()
+            if lock is not None:
+                lock.close()
+            self._restore_signal_handlers(previous)
+
+    # ---- leadership
+
+    def _poll_lease(self) -> None:
+        """Renew (or try to take) the lease; start or stop scheduling accordingly."""
+        lease = self.lease
+        try:
+            lease.acquire_or_renew()
+        except Exception as exc:  # noqa: BLE001 -- the database is down or slow: `leading` still expires on time
+            log.warning("lease: the history database did not answer (%s); %s", one_line(exc),
+                        "still leading until the lease runs out" if lease.leading else "standing by")
+        if lease.leading and self.scheduler is None:
+            self._lead()
+        elif not lease.leading and self.scheduler is not None:
+            self._step_down("the lease could not be renewed in time" if lease.token else "another instance holds it")
+        try:
+            lease.heartbeat(started_at=self._started_at)
+        except Exception as exc:  # noqa: BLE001 -- the member list is for `status` only
+            log.debug("heartbeat: %s", one_line(exc))
+
+    def _lead(self) -> None:
+        lease, settings = self.lease, self.settings
+        cancelling.resume()
+        set_leadership(lease.instance, lease.token)
+        log.info("instance %s leads (lease token %d)", lease.instance, lease.token)
+        try:
+            orphans = lease.store.mark_orphans_interrupted(lease.token)   # waits a second at most: the lease runs
+            if orphans:
+                log.warning("marked %d run(s) of the previous leader as interrupted: %s", len(orphans),
+                            ", ".join(orphans))
             self.scheduler = scheduler = create_scheduler(settings)
             scheduler.add_listener(on_job_event, EVENT_JOB_MAX_INSTANCES | EVENT_JOB_MISSED | EVENT_JOB_ERROR)
             scheduler.start(paused=True)
+            synced = sync_jobs(scheduler, settings)
+            scheduler.resume()
+        except Exception as exc:  # noqa: BLE001 -- try again at the next poll
+            log.error("could not start scheduling: %s", one_line(exc))
+            self._step_down("scheduling could not start")
+            lease.release()
+            return
+        self._log_jobs(synced, self._scheduled)
+
+    def _step_down(self, why: str) -> None:
+        """Stop scheduling now: no new runs; running statements cancelled on their servers, and the runs
+        they belong to recorded ``interrupted`` (never delivered)."""
+        set_leadership(None, 0)
+        scheduler, self.scheduler = self.scheduler, None
+        if scheduler is not None:
             try:
-                _warm_up()
-                synced = sync_jobs(scheduler, settings)
-                scheduler.resume()
-                self._log_start(synced, scheduled, url)
-                reason = self._wait()
-            except BaseException:
                 scheduler.shutdown(wait=False)
-                raise
-            return self._shutdown(scheduler, store, reason)
-        finally:
-            if store is not None:
-                store.close()
-            self._restore_signal_handlers(previous)
+            except Exception as exc:  # noqa: BLE001
+                log.debug("scheduler shutdown: %s", one_line(exc))
+        cancelled = cancelling.cancel_running()
+        running = running_audits()
+        log.warning("instance %s stopped leading (%s)%s", self.lease.instance, why,
+                    f": cancelled {cancelled} running statement(s) of {', '.join(running)}" if running else "")
 
     def _install_signal_handlers(self) -> dict[int, Any]:
         if threading.current_thread() is not threading.main_thread():
@@ -144,7 +216,7 @@ class Daemon:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
 
-    def _log_start(self, synced: SyncResult, scheduled: list[str], url: str) -> None:
+    def _log_jobs(self, synced: SyncResult, scheduled: list[str]) -> None:
         settings = self.settings
         assert self.scheduler is not None
         for job_id in synced.removed:
@@ -160,14 +232,17 @@ class Daemon:
             log.info("audit %s: %s, next run %s%s", name, describe_schedule(audit), when, kept)
         if not scheduled:
             log.warning("no audit has a schedule: only the outbox is served")
-        until = f", stopping after {self.duration:g}s" if self.duration else ""
-        log.info("serving %d scheduled audit(s) from %s (pid %d; jobs in %s, table %s; outbox every %gs%s); "
-                 "stop with SIGTERM or Ctrl-C", len(scheduled), settings.source, os.getpid(), safe_url(url), JOBS_TABLE,
-                 settings.scheduler.outbox_interval_s, until)
+        log.info("scheduling: jobs in table %s, outbox every %gs", JOBS_TABLE, settings.scheduler.outbox_interval_s)
 
     def _wait(self) -> str:
         deadline = time.monotonic() + self.duration if self.duration else None
+        next_poll = 0.0
         while True:
+            if time.monotonic() >= next_poll:
+                next_poll = time.monotonic() + self.lease.poll_s
+                self._poll_lease()
+            elif self.scheduler is not None and not self.lease.leading:
+                self._step_down("the lease ran out before it could be renewed")
             if self.signals:
                 self._stopped_by_signal = True
                 return f"{signal.Signals(self.signals[0]).name} received"
@@ -178,7 +253,17 @@ class Daemon:
             timeout = self.poll_s if deadline is None else max(0.0, min(self.poll_s, deadline - time.monotonic()))
             self.stop_event.wait(timeout)
 
-    def _shutdown(self, scheduler: BackgroundScheduler, store: Any, reason: str) -> int:
+    def _shutdown(self, store: Any, reason: str) -> int:
+        scheduler, self.scheduler = self.scheduler, None
+        set_leadership(None, 0)
+        try:  # a standby takes over at its next poll; the runs started here finish under their claimed ticks
+            self.lease.release()
+            self.lease.leave()
+        except Exception as exc:  # noqa: BLE001 -- the lease then expires by itself
+            log.warning("could not release the lease: %s", one_line(exc))
+        if scheduler is None:
+            log.info("stopping (%s): was standing by; stopped cleanly", reason)
+            return 0
         running = running_audits()
         # the signal that asked for this stop does not count; any other one means "now"
         signals_seen = 1 if self._stopped_by_signal else 0
@@ -202,9 +287,11 @@ class Daemon:
         while not done.wait(self.poll_s):
             if len(self.signals) > signals_seen or time.monotonic() >= deadline:
                 why = "signal received again" if len(self.signals) > signals_seen else f"{self.grace:g}s grace over"
+                cancelled = cancelling.cancel_running()   # on the server, not left to statement_timeout
                 ids = store.mark_running_interrupted(owner_pid=os.getpid())
-                log.warning("stopped without waiting (%s): %d run(s) recorded as interrupted%s", why, len(ids),
-                            f": {', '.join(ids)}" if ids else "")
+                log.warning("stopped without waiting (%s): %d run(s) recorded as interrupted%s; %d running "
+                            "statement(s) cancelled on the server", why, len(ids), f": {', '.join(ids)}" if ids else "",
+                            cancelled)
                 return FORCED_EXIT
         log.info("stopped cleanly")
         return 0

@@ -7,7 +7,7 @@ is an interval in real seconds (units s, m, h, d).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from apscheduler.triggers.base import BaseTrigger
@@ -27,6 +27,27 @@ def audit_trigger(audit: AuditConfig) -> BaseTrigger | None:
         # intervals count real seconds: UTC, so no daylight-saving jump lengthens or shortens one
         return IntervalTrigger(seconds=every_seconds(audit.schedule.every), timezone=UTC)
     return cron_trigger(audit.schedule, audit.timezone)
+
+
+def current_tick(audit: AuditConfig, now: datetime | None = None) -> datetime | None:
+    """The audit's latest scheduled time at or before ``now`` (what ``watchdog run AUDIT --tick auto``
+    claims, so two copies of one cron-driven run -- a Kubernetes CronJob started twice -- run once).
+    An interval counts from the Unix epoch here; None without a schedule or a fire time in a year."""
+    now = now or datetime.now(UTC)
+    if audit.schedule is None:
+        return None
+    if isinstance(audit.schedule, Every):
+        step = every_seconds(audit.schedule.every)
+        return datetime.fromtimestamp(now.timestamp() // step * step, UTC)
+    trigger = audit_trigger(audit)
+    assert trigger is not None
+    for window in (3600, 86400, 8 * 86400, 32 * 86400, 366 * 86400):   # the smallest span holding a fire time
+        last, fire = None, trigger.get_next_fire_time(None, now - timedelta(seconds=window))
+        while fire is not None and fire <= now:
+            last, fire = fire, trigger.get_next_fire_time(fire, fire + timedelta(microseconds=1))
+        if last is not None:
+            return last
+    return None
 
 
 def describe_schedule(audit: AuditConfig) -> str:

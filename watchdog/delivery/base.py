@@ -46,13 +46,21 @@ class RunPackage:
     trends: dict[str, str] = field(default_factory=dict)
     report_markdown: str = ""
     report_html: str = ""
+    #: the findings JSON held in memory, when filing the run failed (then ``filing_error`` says why)
+    findings_json: str | None = None
+    filing_error: str | None = None
 
     @property
     def findings_path(self) -> Path:
         return self.run_dir / "findings.json"
 
+    def findings_bytes(self) -> bytes:
+        if self.findings_json is not None:
+            return self.findings_json.encode("utf-8")
+        return self.findings_path.read_bytes()
+
     def findings(self) -> dict[str, Any]:
-        return json.loads(self.findings_path.read_text(encoding="utf-8"))
+        return json.loads(self.findings_bytes())
 
     @property
     def subject(self) -> str:

@@ -51,7 +51,8 @@ def email_context(package: RunPackage, doc: FindingsDoc, *, attached: bool) -> d
     return {"subject": package.subject, "audit": package.audit, "run_id": package.run_id,
             "status": package.status, "doc": doc, "s": doc.summary, "trends": trends, "rows": rows,
             "changes": changes, "resolved": resolved, "report_path": str(report_path),
-            "findings_path": str(package.findings_path), "attached": attached}
+            "findings_path": str(package.findings_path), "attached": attached,
+            "filing_error": package.filing_error}
 
 
 class EmailSender:
@@ -72,7 +73,7 @@ class EmailSender:
     def build_message(self, package: RunPackage, target: str) -> EmailMessage:
         """The message for one recipient (rendered, not sent)."""
         try:
-            raw = package.findings_path.read_bytes()
+            raw = package.findings_bytes()
             doc = FindingsDoc.model_validate_json(raw)
         except (OSError, ValueError) as exc:
             raise DeliveryError(redact(f"cannot read the findings of run {package.run_id} "

@@ -25,6 +25,8 @@ class FileSender:
     def send(self, package: RunPackage, target: str) -> None:
         audit_dir = Path(target) / package.audit
         destination = audit_dir / package.run_dir.name
+        if package.filing_error:  # nothing on disk to copy or point ``latest`` at
+            raise DeliveryError(f"the run is not filed: {package.filing_error}")
         try:
             if destination.resolve() != package.run_dir.resolve():
                 shutil.copytree(package.run_dir, destination, dirs_exist_ok=True)

@@ -7,6 +7,10 @@
 * A failed delivery is retried with backoff (tenacity); if it still fails it waits in the outbox
   (status ``pending``) and :func:`flush_outbox` retries it on the daemon's next tick and on the next
   ``watchdog run``.
+* A process that dies while sending leaves the delivery ``sending``: that claim is a lease
+  (``scheduler.delivery_lease_s``, default 2 min); past it, the outbox retries it with the same
+  Message-ID / Idempotency-Key (derived from the run id). So a delivery is exactly once, except across a
+  crash at the very moment of sending, where it is at least once (and the receiver can drop the duplicate).
 """
 
 from __future__ import annotations
@@ -71,13 +75,13 @@ def wanted(policy: str, package: RunPackage, kind: str, target: str, store: Hist
 
 
 def send_once(channel: Sender, package: RunPackage, target: str, store: HistoryStore, *, attempts: int,
-              wait_max_s: float, spec: dict[str, Any]) -> DeliveryRecord:
+              wait_max_s: float, spec: dict[str, Any], lease_s: float = 120.0) -> DeliveryRecord:
     """Send to one target unless it was already sent; retry; record sent or pending (outbox).
 
     The delivery is claimed first (one atomic update), so a daemon tick and a ``watchdog run`` flushing
     the outbox at the same moment cannot both send it.
     """
-    claimed = store.claim_delivery(package.run_id, channel.kind, target, spec)
+    claimed = store.claim_delivery(package.run_id, channel.kind, target, spec, lease_s=lease_s)
     if claimed is None:  # already sent, or being sent by another process
         current = store.delivery(package.run_id, channel.kind, target)
         assert current is not None
@@ -121,14 +125,15 @@ def deliver_package(package: RunPackage, items: list[DeliveryChannel], settings:
                 records.append(record)
                 continue
             records.append(send_once(channel, package, target, store, attempts=settings.scheduler.delivery_attempts,
-                                     wait_max_s=settings.scheduler.delivery_wait_max_s, spec=spec))
+                                     wait_max_s=settings.scheduler.delivery_wait_max_s, spec=spec,
+                                     lease_s=settings.scheduler.delivery_lease_s))
     return records
 
 
 def flush_outbox(settings: Settings, store: HistoryStore) -> list[DeliveryRecord]:
     """Retry every delivery waiting in the outbox (once each; failures stay pending)."""
     done = []
-    for pending in store.outbox():
+    for pending in store.outbox(settings.scheduler.delivery_lease_s):
         run = store.get_run(pending.run_id)
         if run is None or not run.out_dir or not Path(run.out_dir, "audit.json").is_file():
             continue
@@ -138,7 +143,8 @@ def flush_outbox(settings: Settings, store: HistoryStore) -> list[DeliveryRecord
             log.warning("run %s: its %s channel is no longer configured; left in the outbox", run.id, pending.channel)
             continue
         channel = build_channel(item.kind, item.channel.model_dump(), settings)
-        done.append(send_once(channel, package, pending.target, store, attempts=1, wait_max_s=0, spec=pending.spec))
+        done.append(send_once(channel, package, pending.target, store, attempts=1, wait_max_s=0, spec=pending.spec,
+                              lease_s=settings.scheduler.delivery_lease_s))
     return done
 
 

@@ -68,9 +68,12 @@ class WebhookSender:
 
     @staticmethod
     def payload(package: RunPackage) -> dict[str, Any]:
-        return {"run_id": package.run_id, "audit": package.audit, "status": package.status,
-                "summary": package.summary, "trends": package.trends, "subject": package.subject,
-                "report_path": str(package.run_dir / "report.md")}
+        body: dict[str, Any] = {
+            "run_id": package.run_id, "audit": package.audit, "status": package.status, "summary": package.summary,
+            "trends": package.trends, "subject": package.subject, "report_path": str(package.run_dir / "report.md")}
+        if package.filing_error:  # the run is not on disk: say so, and carry the findings
+            body.update(report_path=None, filing_error=package.filing_error, findings=package.findings())
+        return body
 
     def send(self, package: RunPackage, target: str) -> None:
         body = json.dumps(self.payload(package), ensure_ascii=False).encode("utf-8")

@@ -86,6 +86,14 @@ INSTRUCTIONS = "\n".join([SHARED_SYSTEM, PROSE, FIX_PROSE,
                           "specific ones. has no suggested fixes: give two or three concrete ones."])
 
 
+def _brief(details: dict[str, Any]) -> dict[str, Any]:
+    """Details without the long parts (an anomaly's series, a schema's full column list)."""
+    out = {k: v for k, v in details.items() if k != "columns"}
+    if isinstance(out.get("anomaly"), dict):
+        out["anomaly"] = {k: v for k, v in out["anomaly"].items() if k != "series"}
+    return out
+
+
 def findings_data(findings: dict[str, Any]) -> str:
     """The findings as delimited data, one check a line: only what the report needs, samples capped."""
     keep = ("name", "check", "table", "column", "columns", "status", "severity", "params", "failing", "total",
@@ -94,6 +102,8 @@ def findings_data(findings: dict[str, Any]) -> str:
     for row in rows:
         if "sample" in row:
             row["sample"] = row["sample"][:3]
+        if isinstance(row.get("details"), dict):
+            row["details"] = _brief(row["details"])
 
     def line(obj: Any) -> str:
         return json.dumps(obj, ensure_ascii=False, default=str, separators=(", ", ": "))

@@ -1,6 +1,8 @@
 """The history store: runs, their findings and their deliveries (the outbox), in any SQLAlchemy database.
 
 SQLite by default (``history.url``), a PostgreSQL URL works too. Tables are created on first use.
+A locked or unreachable history database is waited for (``wait_s``, tenacity, with backoff), then
+reported in one line (:class:`~watchdog.errors.HistoryUnavailable`), never as a driver traceback.
 Run statuses: running, passed, warned, failed, error, interrupted, awaiting_review.
 Delivery statuses: sent, pending (in the outbox, to retry), skipped (policy), rejected (review).
 """
@@ -10,58 +12,24 @@ from __future__ import annotations
 import json
 import os
 import socket
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import sqlalchemy as sa
+from tenacity import Retrying, retry_if_exception, stop_after_delay, wait_random_exponential
 
-from watchdog.redact import redact
+from watchdog.errors import HistoryUnavailable, TickTaken
+from watchdog.history.schema import deliveries, leases, metadata, run_findings, runs, ticks
+from watchdog.history.waiting import first_line, transient, waits
+from watchdog.redact import redact, safe_url
 
-metadata = sa.MetaData()
-
-runs = sa.Table(
-    "wd_runs", metadata,
-    sa.Column("id", sa.String(64), primary_key=True),
-    sa.Column("audit", sa.String(200), nullable=False, index=True),
-    sa.Column("status", sa.String(32), nullable=False),
-    sa.Column("started_at", sa.String(40), nullable=False),
-    sa.Column("finished_at", sa.String(40)),
-    sa.Column("summary", sa.Text),           # JSON {checks, passed, warned, failed, errors}
-    sa.Column("out_dir", sa.Text),
-    sa.Column("verification", sa.Text),      # JSON: LLM report outcome / verify result, if any
-    sa.Column("trends", sa.Text),            # JSON {finding name: new|resolved|worse|better|unchanged}
-    sa.Column("review", sa.Text),            # JSON {decision, reason, at}
-    sa.Column("error", sa.Text),
-    sa.Column("host", sa.String(255)),       # who runs it: a serve start-up only marks runs whose
-    sa.Column("pid", sa.Integer),            # process is gone as interrupted
-)
-
-run_findings = sa.Table(
-    "wd_run_findings", metadata,
-    sa.Column("run_id", sa.String(64), sa.ForeignKey("wd_runs.id"), primary_key=True),
-    sa.Column("name", sa.String(400), primary_key=True),
-    sa.Column("status", sa.String(16), nullable=False),
-    sa.Column("failing", sa.BigInteger),
-    sa.Column("total", sa.BigInteger),
-    sa.Column("rate", sa.Float),
-    sa.Column("observed", sa.Float),
-    sa.Column("finding", sa.Text),           # the whole finding, JSON
-)
-
-deliveries = sa.Table(
-    "wd_deliveries", metadata,
-    sa.Column("run_id", sa.String(64), sa.ForeignKey("wd_runs.id"), primary_key=True),
-    sa.Column("channel", sa.String(32), primary_key=True),
-    sa.Column("target", sa.String(400), primary_key=True),  # a recipient, a folder, a URL
-    sa.Column("status", sa.String(16), nullable=False),
-    sa.Column("attempts", sa.Integer, nullable=False, default=0),
-    sa.Column("last_error", sa.Text),
-    sa.Column("updated_at", sa.String(40)),
-    sa.Column("spec", sa.Text),              # JSON: the channel's configuration, to retry from the outbox
-)
-
+T = TypeVar("T")
+#: how long one attempt waits on a lock before tenacity retries (SQLite busy_timeout, PostgreSQL lock_timeout)
+LOCK_WAIT_MS = 2000
 
 def _alive(pid: int) -> bool:
     if pid == os.getpid():
@@ -75,7 +43,8 @@ def _alive(pid: int) -> bool:
     return True
 
 
-STALE_CLAIM_S = 900
+#: default lease of a ``sending`` claim (``scheduler.delivery_lease_s``): past it, a retry may take the claim
+STALE_CLAIM_S = 120.0
 
 
 def _iso_ago(seconds: float) -> str:
@@ -134,18 +103,47 @@ def _load(value: str | None) -> Any:
 
 
 class HistoryStore:
-    def __init__(self, url: str):
+    """The history database. ``wait_s``: how long a locked or unreachable database is waited for."""
+
+    def __init__(self, url: str, *, wait_s: float = 60.0):
         self.url = url
+        self.wait_s = wait_s
         parsed = sa.engine.make_url(url)
+        connect_args: dict[str, Any] = {}
         if parsed.get_backend_name() == "sqlite" and parsed.database and parsed.database != ":memory:":
             Path(parsed.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
-        self.engine = sa.create_engine(url, pool_pre_ping=True)
+        elif parsed.get_backend_name() == "postgresql":
+            connect_args = {"connect_timeout": 5, "options": f"-c lock_timeout={LOCK_WAIT_MS}"}
+        elif parsed.get_backend_name() == "mysql":
+            connect_args = {"connect_timeout": 5, "init_command": "SET SESSION innodb_lock_wait_timeout = 2"}
+        self.engine = sa.create_engine(url, pool_pre_ping=True, connect_args=connect_args)
         if self.engine.dialect.name == "sqlite":
             @sa.event.listens_for(self.engine, "connect")
             def _wal(dbapi_conn: Any, _record: Any) -> None:  # readers never block the writer
+                dbapi_conn.execute(f"PRAGMA busy_timeout={LOCK_WAIT_MS}")
                 dbapi_conn.execute("PRAGMA journal_mode=WAL")
-                dbapi_conn.execute("PRAGMA busy_timeout=10000")
-        self._create_tables()
+        self.call(self._create_tables)
+
+    @property
+    def is_sqlite(self) -> bool:
+        return self.engine.dialect.name == "sqlite"
+
+    def call(self, func: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """``func(*args, **kwargs)``, retried with backoff while the database is locked or unreachable,
+        for up to ``wait_s``; then one line: :class:`HistoryUnavailable`."""
+        started = time.monotonic()
+        retrying = Retrying(stop=stop_after_delay(self.wait_s), reraise=True,
+                            wait=wait_random_exponential(multiplier=0.25, max=2.0),
+                            retry=retry_if_exception(transient))
+        try:
+            return retrying(func, *args, **kwargs)
+        except (sa.exc.OperationalError, sa.exc.InterfaceError, sa.exc.DBAPIError) as exc:
+            if not transient(exc):
+                raise
+            waited = time.monotonic() - started
+            raise HistoryUnavailable(f"the history database {safe_url(self.url)} stayed unavailable "
+                                     f"(waited {waited:.0f}s, history.wait_s {self.wait_s:g}): "
+                                     f"{first_line(exc)}") from None
 
     def _create_tables(self) -> None:
         """Create the tables if missing; tolerate another process creating them at the same moment."""
@@ -161,12 +159,58 @@ class HistoryStore:
         self.engine.dispose()
 
     # ---- runs
-    def start_run(self, run_id: str, audit: str, started_at: str | None = None, out_dir: str | None = None) -> None:
-        with self.engine.begin() as conn:
-            conn.execute(runs.insert().values(id=run_id, audit=audit, status="running",
-                                              started_at=started_at or now_iso(), out_dir=out_dir,
-                                              host=socket.gethostname(), pid=os.getpid()))
+    @waits
+    def start_run(self, run_id: str, audit: str, started_at: str | None = None, out_dir: str | None = None, *,
+                  tick: str | None = None, claimed_by: str | None = None, token: int | None = None) -> None:
+        """Record the run ``running``. With ``tick`` (the scheduled time, UTC ISO), claim that tick of the
+        audit in the same transaction: raises :class:`TickTaken` when another run holds it already."""
+        try:
+            with self.engine.begin() as conn:
+                if token is not None:  # fencing: a leader that lost its lease claims nothing more
+                    current = conn.execute(sa.select(leases.c.token).where(leases.c.name == "scheduler")).scalar()
+                    if current is not None and int(current) != token:
+                        raise TickTaken(f"audit {audit}: the run due at {tick} was not started: this instance "
+                                        f"no longer leads (lease token {token}, now {current})")
+                if tick is not None:
+                    conn.execute(ticks.insert().values(audit=audit, scheduled_at=tick, run_id=run_id,
+                                                       claimed_by=claimed_by, token=token, claimed_at=now_iso()))
+                conn.execute(runs.insert().values(id=run_id, audit=audit, status="running",
+                                                  started_at=started_at or now_iso(), out_dir=out_dir,
+                                                  host=socket.gethostname(), pid=os.getpid()))
+        except sa.exc.IntegrityError:
+            with self.engine.connect() as conn:  # a retry after a commit whose answer was lost: ours already
+                mine = conn.execute(sa.select(runs.c.id).where(runs.c.id == run_id)).first()
+                holder = (conn.execute(sa.select(ticks.c.run_id).where(ticks.c.audit == audit,
+                                                                       ticks.c.scheduled_at == tick)).scalar()
+                          if tick is not None else None)
+            if mine is not None and (tick is None or holder == run_id):
+                return
+            if tick is not None and holder is not None:
+                raise TickTaken(f"audit {audit}: the run due at {tick} was already claimed by run {holder}") from None
+            raise
 
+    @waits
+    def tick_claim(self, audit: str, tick: str) -> str | None:
+        """The run that claimed this tick of ``audit`` (None: unclaimed)."""
+        with self.engine.connect() as conn:
+            return conn.execute(sa.select(ticks.c.run_id).where(ticks.c.audit == audit,
+                                                                ticks.c.scheduled_at == tick)).scalar()
+
+    @waits
+    def mark_orphans_interrupted(self, token: int) -> list[str]:
+        """A new leader's clean-up: runs still ``running`` for a tick claimed under an older lease
+        (its leader died or lost the lease) become ``interrupted``; returns their ids."""
+        query = (sa.select(runs.c.id).join(ticks, ticks.c.run_id == runs.c.id)
+                 .where(runs.c.status == "running", ticks.c.token < token))
+        with self.engine.begin() as conn:
+            ids = [row.id for row in conn.execute(query)]
+            if ids:
+                conn.execute(runs.update().where(runs.c.id.in_(ids), runs.c.status == "running")
+                             .values(status="interrupted", finished_at=now_iso(),
+                                     error="its daemon stopped leading (died or lost the lease) during the run"))
+        return ids
+
+    @waits
     def finish_run(self, run_id: str, *, status: str, summary: dict[str, int] | None = None,
                    findings: list[dict[str, Any]] | None = None, out_dir: str | None = None,
                    verification: dict[str, Any] | None = None, trends: dict[str, str] | None = None,
@@ -191,6 +235,7 @@ class HistoryStore:
                          "total": f.get("total"), "rate": f.get("rate"),
                          "observed": f.get("observed"), "finding": _dump(f)} for f in findings])
 
+    @waits
     def set_status(self, run_id: str, status: str, *, review: dict[str, Any] | None = None) -> None:
         values: dict[str, Any] = {"status": status}
         if review is not None:
@@ -198,12 +243,15 @@ class HistoryStore:
         with self.engine.begin() as conn:
             conn.execute(runs.update().where(runs.c.id == run_id).values(**values))
 
+    @waits
     def mark_running_interrupted(self, audit: str | None = None, *, owner_pid: int | None = None) -> list[str]:
         """Runs left ``running`` become ``interrupted``; returns the ids marked.
 
-        By default only runs whose process is gone (a crash, a kill): a run whose process still lives on
-        this host (a ``watchdog run`` beside the daemon) is left alone. With ``owner_pid``, exactly the
-        runs of that process on this host (a daemon abandoning its own runs).
+        By default the runs of this host whose process is gone (a crash, a kill): a run whose process
+        still lives (a ``watchdog run`` beside the daemon), or that runs on another host, is left alone
+        (a daemon's runs on another host are cleaned up by :meth:`mark_orphans_interrupted` when a new
+        leader takes over). With ``owner_pid``, exactly the runs of that process on this host (a daemon
+        abandoning its own runs).
         """
         query = sa.select(runs.c.id, runs.c.host, runs.c.pid).where(runs.c.status == "running")
         if audit:
@@ -213,7 +261,7 @@ class HistoryStore:
         def marked(row: Any) -> bool:
             if owner_pid is not None:
                 return row.host == here and row.pid == owner_pid
-            return not (row.host == here and row.pid and _alive(row.pid))
+            return row.host == here and not (row.pid and _alive(row.pid))
 
         with self.engine.begin() as conn:
             ids = [row.id for row in conn.execute(query) if marked(row)]
@@ -222,11 +270,13 @@ class HistoryStore:
                                                                              finished_at=now_iso()))
         return ids
 
+    @waits
     def get_run(self, run_id: str) -> RunRecord | None:
         with self.engine.connect() as conn:
             row = conn.execute(sa.select(runs).where(runs.c.id == run_id)).first()
             return self._record(conn, row) if row else None
 
+    @waits
     def list_runs(self, audit: str | None = None, limit: int = 50, status: str | None = None) -> list[RunRecord]:
         query = sa.select(runs).order_by(runs.c.started_at.desc(), runs.c.id.desc()).limit(limit)
         if audit:
@@ -236,6 +286,7 @@ class HistoryStore:
         with self.engine.connect() as conn:
             return [self._record(conn, row) for row in conn.execute(query).all()]
 
+    @waits
     def previous_run(self, audit: str, before_run_id: str) -> RunRecord | None:
         """The latest finished run of ``audit`` before ``before_run_id`` that has findings."""
         current = self.get_run(before_run_id)
@@ -248,18 +299,21 @@ class HistoryStore:
             row = conn.execute(query.limit(1)).first()
             return self._record(conn, row) if row else None
 
+    @waits
     def findings_of(self, run_id: str) -> list[dict[str, Any]]:
         with self.engine.connect() as conn:
             rows = conn.execute(sa.select(run_findings.c.finding).where(run_findings.c.run_id == run_id)).all()
         return [_load(r.finding) for r in rows]
 
     # ---- deliveries / outbox
+    @waits
     def delivery(self, run_id: str, channel: str, target: str) -> DeliveryRecord | None:
         with self.engine.connect() as conn:
             row = conn.execute(sa.select(deliveries).where(
                 deliveries.c.run_id == run_id, deliveries.c.channel == channel, deliveries.c.target == target)).first()
         return self._delivery(row) if row else None
 
+    @waits
     def record_delivery(self, record: DeliveryRecord) -> None:
         values = {"status": record.status, "attempts": record.attempts,
                   "last_error": redact(record.last_error) if record.last_error else None,
@@ -272,13 +326,15 @@ class HistoryStore:
                 conn.execute(deliveries.insert().values(run_id=record.run_id, channel=record.channel,
                                                         target=record.target, **values))
 
-    def claim_delivery(self, run_id: str, channel: str, target: str, spec: dict[str, Any]) -> int | None:
+    @waits
+    def claim_delivery(self, run_id: str, channel: str, target: str, spec: dict[str, Any], *,
+                       lease_s: float = STALE_CLAIM_S) -> int | None:
         """Claim a delivery for sending (status ``sending``), so two processes never send it both.
 
         Returns the attempts made so far when claimed; None when it was already sent, or another process
-        is sending it right now. A claim older than :data:`STALE_CLAIM_S` (its process died) can be taken.
+        is sending it right now. A claim older than ``lease_s`` (its process died mid-send) can be taken.
         """
-        stale = _iso_ago(STALE_CLAIM_S)
+        stale = _iso_ago(lease_s)
         key = (deliveries.c.run_id == run_id, deliveries.c.channel == channel, deliveries.c.target == target)
         with self.engine.begin() as conn:
             row = conn.execute(sa.select(deliveries).where(*key)).first()
@@ -296,16 +352,18 @@ class HistoryStore:
                                    .values(status="sending", updated_at=now_iso()))
             return (row.attempts or 0) if claimed.rowcount == 1 else None
 
-    def outbox(self) -> list[DeliveryRecord]:
+    @waits
+    def outbox(self, lease_s: float = STALE_CLAIM_S) -> list[DeliveryRecord]:
         """Deliveries waiting to be retried (and claims abandoned by a dead process), oldest first."""
         query = (sa.select(deliveries)
                  .where(sa.or_(deliveries.c.status == "pending",
                                sa.and_(deliveries.c.status == "sending",
-                                       deliveries.c.updated_at < _iso_ago(STALE_CLAIM_S))))
+                                       deliveries.c.updated_at < _iso_ago(lease_s))))
                  .order_by(deliveries.c.updated_at))
         with self.engine.connect() as conn:
             return [self._delivery(row) for row in conn.execute(query).all()]
 
+    @waits
     def last_delivered_run(self, audit: str, channel: str, target: str, before_run_id: str) -> str | None:
         """The newest other run of ``audit`` sent to this channel/target (for ``on: changes``)."""
         query = (sa.select(runs.c.id).join(deliveries, deliveries.c.run_id == runs.c.id)

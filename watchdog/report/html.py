@@ -17,6 +17,7 @@ from markupsafe import Markup, escape
 
 from watchdog.findings import Finding, FindingsDoc
 from watchdog.report import escape as esc
+from watchdog.report import rules_view
 from watchdog.report.render import measure
 
 MARK_SYMBOLS = {"new": "●", "resolved": "✓", "worse": "▲", "better": "▼", "unchanged": "="}
@@ -52,6 +53,8 @@ def figures(f: Finding) -> str:
         return "could not run"
     if f.check == "row_count":
         lo, hi = f.params.get("min"), f.params.get("max")
+        if lo is None and hi is None and f.details.get("anomaly"):
+            return f"{esc.number(f.observed)} rows"
         bounds = [f"at least {esc.number(lo)}" if lo is not None else "",
                   f"at most {esc.number(hi)}" if hi is not None else ""]
         expected = " and ".join(b for b in bounds if b) or "at least 1"
@@ -60,6 +63,8 @@ def figures(f: Finding) -> str:
         return measure(f)
     if f.failing is None:
         return measure(f)
+    if f.check in ("schema", "schema_changes"):
+        return f"{esc.number(f.failing)} column(s) in question"
     if f.total is None:
         return f"{esc.number(f.failing)} failing"
     return f"{esc.number(f.failing)} of {esc.number(f.total)} failing ({esc.percent(f.rate)})"
@@ -84,7 +89,9 @@ def environment() -> Environment:
     )
     env.filters.update(cell=cell, inert=inert, text=esc.plain_text, number=esc.number, percent=esc.percent,
                        duration=esc.duration)
-    env.globals.update(measure=measure, figures=figures, columns=columns, mark_label=mark_label)
+    env.globals.update(measure=measure, figures=figures, columns=columns, mark_label=mark_label,
+                       anomaly_lines=rules_view.anomaly_lines, rule_lines=rules_view.rule_lines,
+                       sparkline=rules_view.sparkline)
     return env
 
 

@@ -7,7 +7,7 @@ from functools import lru_cache
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from watchdog.findings import Finding, FindingsDoc
-from watchdog.report import escape
+from watchdog.report import escape, rules_view
 from watchdog.trends import MARKS, counts
 
 
@@ -23,7 +23,7 @@ def _environment() -> Environment:
     )
     env.filters.update(md=escape.md_cell, code=escape.md_code, paragraph=escape.md_paragraph, number=escape.number,
                        percent=escape.percent, duration=escape.duration, fence=escape.code_fence)
-    env.globals["measure"] = measure
+    env.globals.update(measure=measure, anomaly_lines=rules_view.anomaly_lines, rule_lines=rules_view.rule_lines)
     return env
 
 

@@ -1,9 +1,13 @@
 """Run a configured audit: the one code path shared by ``watchdog run`` and the scheduler.
 
-1. retry the outbox; 2. record the run ``running``; 3. scan, write findings.json and report.md
+1. retry the outbox; 2. record the run ``running`` (a scheduled run claims its tick in the same
+transaction: a tick already claimed is not run again); 3. scan, write findings.json and report.md
 (trend marks against the previous run; the LLM report when the audit asks for it); 4. file the run
-(report.html, audit.json, ``latest``); 5. record the outcome; 6. deliver, or pause for review.
-A crash or a signal leaves the run ``interrupted``, never ``running``.
+into ``<reports>/<audit>/<run id>/`` (report.html, audit.json, ``latest``); 5. record the outcome;
+6. deliver, or pause for review. A crash or a signal leaves the run ``interrupted``, never ``running``.
+
+No alert is lost to a local fault: when filing fails (disk full, permissions) the findings are still
+recorded in the history and delivered from memory (attached), with the filing error in the message.
 """
 
 from __future__ import annotations
@@ -16,16 +20,17 @@ from watchdog.delivery.base import RunPackage
 from watchdog.delivery.outbox import deliver_package, flush_outbox
 from watchdog.exit_codes import ExitCode
 from watchdog.history import DeliveryRecord, HistoryStore
+from watchdog.history.series import past_findings
 from watchdog.redact import redact
 from watchdog.run.filing import RunFolder
 from watchdog.run.scan_run import (
     ScanOutcome,
+    new_run_id,
     reports_dir,
     resume_report,
-    run_id_for,
     run_scan,
-    timestamp_dir,
 )
+from watchdog.sandbox import cancel as cancelling
 from watchdog.scan.scanner import Progress
 from watchdog.settings import Settings
 
@@ -43,6 +48,8 @@ class AuditRun:
     trends: dict[str, str] = field(default_factory=dict)
     deliveries: list[dict[str, Any]] = field(default_factory=list)
     awaiting_review: bool = False
+    #: why the run could not be filed (it was recorded and delivered from memory)
+    filing_error: str | None = None
 
     @property
     def exit_code(self) -> ExitCode:
@@ -51,33 +58,47 @@ class AuditRun:
 
 
 def execute_audit(settings: Settings, name: str, *, store: HistoryStore | None = None, models: Any = None,
-                  on_progress: Progress | None = None) -> AuditRun:
+                  on_progress: Progress | None = None, run_id: str | None = None, tick: str | None = None,
+                  claimed_by: str | None = None, token: int | None = None) -> AuditRun:
+    """Run the audit ``name``. ``tick`` (a scheduled time, UTC ISO) claims that tick first: raises
+    :class:`~watchdog.errors.TickTaken` when another run already holds it."""
     audit = settings.audit(name)
     own_store = store is None
-    store = store or HistoryStore(settings.history_url())
+    store = store or HistoryStore(settings.history_url(), wait_s=settings.history.wait_s)
     try:
         flush_outbox(settings, store)
-        run_dir = timestamp_dir(reports_dir(settings, audit.deliver) / name)
-        run_id = run_id_for(run_dir)
-        store.start_run(run_id, name, out_dir=str(run_dir))
+        run_id = run_id or new_run_id()
+        run_dir = reports_dir(settings, audit.deliver) / name / run_id
+        store.start_run(run_id, name, out_dir=str(run_dir), tick=tick, claimed_by=claimed_by, token=token)
         try:
             previous = store.previous_run(name, run_id)
             outcome = run_scan(
                 settings.database(audit.database), [settings.path(p) for p in audit.checks], out_dir=run_dir,
                 sample=audit.sample, on_progress=on_progress,
                 llm=audit.llm, settings=settings, models=models, run_id=run_id,
-                previous_findings=store.findings_of(previous.id) if previous else [], audit=name)
+                previous_findings=store.findings_of(previous.id) if previous else [], audit=name,
+                tolerate_filing_errors=True, history=past_findings(store, name, run_id))
+            if cancelling.stopping():  # abandoned (the daemon stops or lost the lead): never delivered
+                raise InterruptedError("cancelled: the daemon stopped or lost the lead during the run")
             status = STATUS[outcome.exit_code]
-            file_run(outcome, name, status, audit.review)
-            store.finish_run(run_id, status="awaiting_review" if audit.review else status,
+            filing_error = outcome.filing_error or file_run(outcome, name, status, audit.review)
+            errors = "; ".join(e for e in (outcome.doc.error, filing_error) if e) or None
+            store.finish_run(run_id, status="awaiting_review" if audit.review and not filing_error else status,
                              summary=outcome.doc.summary.model_dump(), out_dir=str(run_dir),
                              findings=[f.model_dump(mode="json") for f in outcome.doc.findings],
-                             trends=outcome.trends, verification=_llm_summary(outcome), error=outcome.doc.error)
+                             trends=outcome.trends, verification=_llm_summary(outcome), error=errors)
         except BaseException as exc:  # never leave a run `running`
-            interrupted = isinstance(exc, (KeyboardInterrupt, SystemExit))
+            interrupted = isinstance(exc, (KeyboardInterrupt, SystemExit, InterruptedError))
             store.finish_run(run_id, status="interrupted" if interrupted else "error", error=redact(exc))
             raise
-        run = AuditRun(run_id, name, status, run_dir, outcome, outcome.trends or {})
+        run = AuditRun(run_id, name, status, run_dir, outcome, outcome.trends or {}, filing_error=filing_error)
+        if filing_error:  # nothing on disk to resume from: deliver what is in memory now, saying filing failed
+            package = RunPackage(run_id=run_id, audit=name, status=status, run_dir=run_dir,
+                                 summary=outcome.doc.summary.model_dump(), trends=outcome.trends or {},
+                                 findings_json=outcome.doc.to_json(), filing_error=filing_error)
+            records = deliver_package(package, audit.deliver, settings, store)
+            run.deliveries = [_record_dict(r) for r in records]
+            return run
         run.deliveries = start_delivery(settings, store, run_id, name, run_dir, review=audit.review)
         run.awaiting_review = audit.review
         return run
@@ -86,13 +107,18 @@ def execute_audit(settings: Settings, name: str, *, store: HistoryStore | None =
             store.close()
 
 
-def file_run(outcome: ScanOutcome, audit: str, status: str, review: bool) -> None:
-    """report.html and audit.json beside findings.json and report.md, and ``latest`` pointing here."""
+def file_run(outcome: ScanOutcome, audit: str, status: str, review: bool) -> str | None:
+    """report.html and audit.json beside findings.json and report.md, and ``latest`` pointing here.
+    Returns why filing failed (disk full, permissions), None when filed."""
     folder = RunFolder(outcome.out_dir)
-    folder.write_html(outcome.doc, outcome.trends, audit)
-    folder.write_audit(run_id=outcome.doc.run_id, audit=audit, status=status, review_required=review,
-                       summary=outcome.doc.summary.model_dump(), trends=outcome.trends, llm=outcome.llm)
-    folder.point_latest()
+    try:
+        folder.write_html(outcome.doc, outcome.trends, audit)
+        folder.write_audit(run_id=outcome.doc.run_id, audit=audit, status=status, review_required=review,
+                           summary=outcome.doc.summary.model_dump(), trends=outcome.trends, llm=outcome.llm)
+        folder.point_latest()
+    except OSError as exc:
+        return f"cannot file the run into {outcome.out_dir}: {exc.strerror or exc}"
+    return None
 
 
 def resume_run(settings: Settings, run_id: str, *, sandbox: Any = None) -> Any:

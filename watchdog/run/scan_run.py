@@ -6,12 +6,12 @@ Suites are validated before any query; findings.json is filed before anything th
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from secrets import token_hex
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from watchdog.exit_codes import ExitCode
 from watchdog.findings import FindingsDoc
@@ -36,6 +36,8 @@ class ScanOutcome:
     llm: LLMReportOutcome | None = None
     #: finding name -> new | resolved | worse | better | unchanged (None without a previous run to compare)
     trends: dict[str, str] | None = None
+    #: why the run could not be filed (disk full, permissions); the findings are still in ``doc``
+    filing_error: str | None = None
 
     @property
     def exit_code(self) -> ExitCode:
@@ -57,6 +59,31 @@ def run_id_for(run_dir: Path) -> str:
     return f"{run_dir.name}-{token_hex(3)}"
 
 
+def new_run_id() -> str:
+    """A new run id, ``<UTC timestamp>-<random>``: an audit's run folder is named by it, so two runs
+    started in the same second (two daemons, a daemon and ``watchdog run``) never share a folder."""
+    return f"{datetime.now(UTC).strftime('%Y%m%dT%H%M%SZ')}-{token_hex(3)}"
+
+
+class Filing:
+    """Writes to a run folder that may fail (disk full, permissions): the first failure is kept as
+    ``error`` and later writes are skipped, so the scan's findings still reach the history and the
+    deliveries (temporary files are removed by :func:`watchdog.run.filing.write_atomic`)."""
+
+    def __init__(self, folder: RunFolder):
+        self.folder = folder
+        self.error: str | None = None
+
+    def write(self, write: Callable[..., Path], *args: Any, **kwargs: Any) -> Path | None:
+        if self.error is not None:
+            return None
+        try:
+            return write(*args, **kwargs)
+        except OSError as exc:
+            self.error = f"cannot file the run into {self.folder.path}: {exc.strerror or exc}"
+            return None
+
+
 def expand_suite_paths(paths: Iterable[str | Path]) -> list[Path]:
     """Files as given; a folder stands for the ``*.yaml`` / ``*.yml`` files in it."""
     out: list[Path] = []
@@ -73,25 +100,36 @@ def run_scan(database: str | DatabaseConfig, suite_paths: Iterable[str | Path], 
              sample: int = DEFAULT_SAMPLE, on_progress: Progress | None = None,
              llm: bool = False, settings: Settings | None = None, models: Models | None = None,
              run_id: str | None = None, previous_findings: list[dict] | None = None,
-             audit: str | None = None) -> ScanOutcome:
+             audit: str | None = None, tolerate_filing_errors: bool = False,
+             history: dict[str, list[dict]] | None = None) -> ScanOutcome:
     """Validate suites, scan ``database`` (a URL with the default limits, or a configured database) through
     the sandbox, file findings.json (first) and report.md; with ``llm``, run the report graph and file what
-    it produced (report.md, report.unverified.md, audit.json)."""
+    it produced (report.md, report.unverified.md, audit.json). With ``tolerate_filing_errors`` (audits), a
+    write that fails is recorded in ``filing_error`` instead of raised."""
     suites = load_suites(expand_suite_paths(suite_paths))
     checks = [check for suite in suites for check in suite.checks]
     run_id = run_id or run_id_for(out_dir)
     folder = RunFolder(out_dir)
+    # an audit keeps its findings when filing fails (and says so); a scan has no other place for them
+    filing = Filing(folder) if tolerate_filing_errors else None
+
+    def write(method: Callable[..., Path], *args: Any) -> Path | None:
+        return filing.write(method, *args) if filing is not None else method(*args)
+
     target = database if isinstance(database, DatabaseConfig) else DatabaseConfig(url=database)
     with Sandbox.for_database(target) as box:
-        doc = scan(box, checks, sample=sample, suites=[str(s.path) for s in suites], on_progress=on_progress)
+        doc = scan(box, checks, sample=sample, suites=[str(s.path) for s in suites], on_progress=on_progress,
+                   history=history)
         doc.run_id = run_id
-        findings_path = folder.write_findings(doc)
+        write(folder.write_findings, doc)
+        findings_path = folder.findings_path
         trends = (compare([f.model_dump(mode="json") for f in doc.findings], previous_findings)
                   if previous_findings is not None else None)
         if not llm:
-            report_path = folder.write_report(doc, trends)
-            return ScanOutcome(doc, out_dir, findings_path, report_path, trends=trends)
-        folder.write_report(doc, trends)  # the deterministic report is there even if the LLM step dies
+            write(folder.write_report, doc, trends)
+            return ScanOutcome(doc, out_dir, findings_path, folder.report_path, trends=trends,
+                               filing_error=filing.error if filing else None)
+        write(folder.write_report, doc, trends)  # the deterministic report is there even if the LLM step dies
         from watchdog.graph.models import build_models
         from watchdog.graph.runner import run_llm_report
 
@@ -100,11 +138,13 @@ def run_scan(database: str | DatabaseConfig, suite_paths: Iterable[str | Path], 
             build_models(settings.llm)  # no endpoint: a clear error, findings already written
         result = run_llm_report(doc, out_dir, settings=settings, run_id=run_id, models=models, sandbox=box,
                                 trends=trends)
-    report_path = folder.write_report(doc, trends, result)
+    write(folder.write_report, doc, trends, result)
+    report_path = folder.report_path
     if audit is None:  # a scan: audit.json records the LLM run (an audit files its own, with the audit's keys)
         folder.write_audit(run_id=run_id, audit=None, status=doc.exit_code().name.lower(), review_required=False,
                            summary=doc.summary.model_dump(), trends=trends, llm=result)
-    return ScanOutcome(doc, out_dir, findings_path, report_path, llm=result, trends=trends)
+    return ScanOutcome(doc, out_dir, findings_path, report_path, llm=result, trends=trends,
+                       filing_error=filing.error if filing else None)
 
 
 def reports_dir(settings: Settings, deliver: list[DeliveryChannel]) -> Path:

@@ -12,6 +12,7 @@ from sqlglot import exp
 
 from watchdog.errors import DatabaseUnavailable
 from watchdog.redact import safe_url
+from watchdog.sandbox import cancel as cancelling
 from watchdog.sandbox.policy import ReadOnlyPolicy, sqlglot_dialect
 from watchdog.sandbox.result import QueryResult
 from watchdog.sandbox.sessions import Session, open_session
@@ -69,6 +70,8 @@ class Sandbox:
     def query(self, sql: str, *, max_rows: int | None = None, timeout_s: float | None = None) -> QueryResult:
         """Run one read statement and return its rows (raises a SandboxError subclass)."""
         self.policy.vet(sql)
+        if cancelling.stopping():
+            raise DatabaseUnavailable("not run: watchdog is stopping (running statements were cancelled)")
         for listener in self._listeners:
             listener(sql)
         log.debug("query on %s: %s", self.display_url, sql)
@@ -78,6 +81,13 @@ class Sandbox:
             max_bytes=self.max_bytes,
             timeout_s=self.timeout_s if timeout_s is None else float(timeout_s),
         )
+
+    def columns(self, table: str) -> list[dict[str, str]]:
+        """The columns of ``table`` from the catalog: ``[{"name", "type", "generic"}]`` (see catalog.py)."""
+        from watchdog.sandbox.catalog import describe
+
+        with self._lock:
+            return describe(self._session, table)
 
     def close(self) -> None:
         self._session.close()

@@ -38,6 +38,7 @@ from sqlalchemy.engine import URL, make_url
 
 from watchdog.errors import DatabaseUnavailable, QueryError, QueryRefused, QueryTimeout
 from watchdog.redact import redact
+from watchdog.sandbox import cancel as cancelling
 from watchdog.sandbox.limits import CONNECT_TIMEOUT_S, DEADLINE_GRACE_S  # noqa: F401
 from watchdog.sandbox.result import QueryResult, fetch_capped
 from watchdog.sandbox.sqlite_session import SQLiteSession
@@ -107,6 +108,9 @@ class _EngineSession:
         """The connection's socket, to shut down when the server is late (None: cannot)."""
         return None
 
+    def _cancel(self, raw: Any) -> None:
+        """Cancel the statement running on ``raw``, on the server (see :mod:`watchdog.sandbox.cancel`)."""
+
     def run(self, sql: str, *, max_rows: int, max_bytes: int, timeout_s: float) -> QueryResult:
         start = time.monotonic()
         deadline = start + timeout_s
@@ -126,6 +130,7 @@ class _EngineSession:
         except Exception:  # noqa: BLE001 - no socket to watch: the server's own timeout still applies
             sock = None
         late = _Deadline(sock, timeout_s + DEADLINE_GRACE_S)
+        registered = cancelling.register(lambda: self._cancel(raw))
         try:
             self._begin(conn, raw, timeout_s)
             cursor = self._cursor(raw, max_rows)
@@ -145,6 +150,7 @@ class _EngineSession:
             else:
                 failure = self._translate(exc, timeout_s, time.monotonic() - start)
         finally:
+            cancelling.unregister(registered)
             late.cancel()
             if late.fired:
                 reusable = False
@@ -256,6 +262,9 @@ class PostgresSession(_EngineSession):
     def _socket(self, raw: Any) -> socket.socket | None:
         return _duplicate_socket(raw.pgconn.socket)
 
+    def _cancel(self, raw: Any) -> None:
+        raw.cancel()  # a cancel request on a new connection to the server, as pg_cancel_backend
+
     def _reset(self, raw: Any) -> None:
         # session-level advisory locks survive the rollback and would stay with the pooled connection
         raw.autocommit = True
@@ -319,6 +328,9 @@ class MySQLSession(_EngineSession):
     def _socket(self, raw: Any) -> socket.socket | None:
         sock = getattr(raw, "_sock", None)
         return _duplicate_socket(sock.fileno()) if sock is not None else None
+
+    def _cancel(self, raw: Any) -> None:
+        self._kill_query(raw.thread_id())
 
     def _kill_query(self, thread_id: int) -> None:
         try:

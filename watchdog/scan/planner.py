@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from sqlglot import exp
 
 from watchdog.errors import WatchdogError
-from watchdog.scan import sqlbuild
-from watchdog.scan.check_types import Aggregate, Check, Metric, Standalone
+from watchdog.scan import anomalies, sqlbuild
+from watchdog.scan.check_types import Aggregate, Check, Columns, Metric, Standalone
 
 MAX_COLUMNS_PER_SELECT = 200
 MAX_SQL_CHARS = 60_000
@@ -46,10 +46,10 @@ def plan(checks: list[Check], dialect: str, *, max_columns: int = MAX_COLUMNS_PE
          max_chars: int = MAX_SQL_CHARS) -> Plan:
     result = Plan()
     batches: dict[tuple[str, str | None], list[Aggregate]] = {}
-    standalone: dict[str, Standalone] = {}
+    standalone: dict[str, Standalone | Columns] = {}
     for check in checks:
         try:
-            metrics = check.metrics(dialect)
+            metrics = check.metrics(dialect) + anomalies.extra_metrics(check, dialect)
         except (WatchdogError, ValueError) as exc:
             result.errors[check.name] = str(exc)
             continue
@@ -63,7 +63,8 @@ def plan(checks: list[Check], dialect: str, *, max_columns: int = MAX_COLUMNS_PE
                 standalone.setdefault(metric.key, metric)
     for (table, where), aggregates in batches.items():
         result.statements.extend(batch_statements(table, where, aggregates, dialect, max_columns, max_chars))
-    result.statements.extend(Statement(m.sql, [m]) for m in standalone.values())
+    result.statements.extend(Statement(m.sql, [m]) if isinstance(m, Standalone) else Statement("", [m], m.table)
+                             for m in standalone.values())
     return result
 
 

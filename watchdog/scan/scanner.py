@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -25,7 +25,8 @@ from watchdog.errors import (
 from watchdog.findings import SAMPLE_TEXT_LIMIT, Finding, FindingsDoc, Status, Summary, jsonable
 from watchdog.redact import redact
 from watchdog.sandbox import Sandbox
-from watchdog.scan.check_types import Aggregate, Check, Metric
+from watchdog.scan import anomalies
+from watchdog.scan.check_types import Aggregate, Check, Columns, Metric, Standalone
 from watchdog.scan.planner import Statement, batch_statements, plan
 from watchdog.settings import DEFAULT_SAMPLE
 
@@ -40,8 +41,13 @@ class _Measured:
 
 
 def scan(sandbox: Sandbox, checks: list[Check], *, sample: int = DEFAULT_SAMPLE, suites: list[str] | None = None,
-         on_progress: Progress | None = None) -> FindingsDoc:
-    """Run ``checks`` and return the findings document (never raises for a check's own failure)."""
+         on_progress: Progress | None = None, history: Mapping[str, list[dict[str, Any]]] | None = None) -> FindingsDoc:
+    """Run ``checks`` and return the findings document (never raises for a check's own failure).
+
+    ``history``: each check's findings in earlier runs of the audit (oldest first), for ``anomaly:``
+    and ``schema_changes``."""
+    for check in checks:
+        check.past = list((history or {}).get(check.name, []))
     started = datetime.now(UTC)
     clock = time.monotonic()
     the_plan = plan(checks, sandbox.dialect)
@@ -77,8 +83,13 @@ def _run_statement(sandbox: Sandbox, statement: Statement, measured: _Measured) 
     if measured.unavailable:
         _fail_all(statement, measured, measured.unavailable)
         return
+    first = statement.metrics[0] if statement.metrics else None
+    if isinstance(first, Columns):
+        _read_columns(sandbox, first, measured)
+        return
+    many = first.rows if isinstance(first, Standalone) and first.rows > 1 else 0
     try:
-        result = sandbox.query(statement.sql, max_rows=2)
+        result = sandbox.query(statement.sql, max_rows=max(2, many))
     except DatabaseUnavailable as exc:
         measured.unavailable = f"database unavailable: {redact(exc)}"
         _run_statement(sandbox, statement, measured)
@@ -92,7 +103,17 @@ def _run_statement(sandbox: Sandbox, statement: Statement, measured: _Measured) 
         else:
             _fail_all(statement, measured, f"{exc.prefix}: {redact(exc)}")
         return
+    if many:  # a statement that returns one row per bucket
+        measured.values[statement.metrics[0]] = list(result.rows)
+        return
     _store_rows(statement, result.rows, measured)
+
+
+def _read_columns(sandbox: Sandbox, metric: Columns, measured: _Measured) -> None:
+    try:
+        measured.values[metric] = sandbox.columns(metric.table)
+    except SandboxError as exc:
+        measured.failures[metric] = f"{exc.prefix}: {redact(exc)}"
 
 
 def _store_rows(statement: Statement, rows: list[tuple[Any, ...]], measured: _Measured) -> None:
@@ -133,10 +154,11 @@ def _finding(sandbox: Sandbox, check: Check, needs: list[Metric] | None, plan_er
     if failures:
         return Finding(**base, status="error", error=_explain(failures[0], check))
     try:
-        m = check.measure({metric: measured.values[metric] for metric in needs}, sandbox.dialect)
+        values = {metric: measured.values[metric] for metric in needs}
+        m = anomalies.evaluate(check, check.measure(values, sandbox.dialect), values)
     except (QueryError, ValueError, TypeError) as exc:
         return Finding(**base, status="error", error=redact(exc))
-    status: Status = check.options.severity if check.breached(m) else "pass"
+    status: Status = check.options.severity if anomalies.breached(check, m) else "pass"
     finding = Finding(**base, status=status, failing=m.failing, total=m.total, rate=m.rate, observed=m.observed,
                       details=jsonable(m.details))
     if status != "pass" and sample > 0:

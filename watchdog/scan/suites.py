@@ -16,6 +16,7 @@ from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
 from watchdog.errors import ConfigError
+from watchdog.scan.anomalies import suite_problems
 from watchdog.scan.check_types import Check, check_types
 from watchdog.yaml_lines import DuplicateKeyError, YamlLines, load_with_lines
 
@@ -203,7 +204,11 @@ class _SuiteReader:
                 self.problem(where + tuple(loc[1:]), _pydantic_message(err, field_name))
             return None
         params = {k: v for k, v in options.items() if k not in NOT_PARAMS}
-        return cls(table, parsed, params, source=str(self.path))
+        check = cls(table, parsed, params, source=str(self.path))
+        problems = suite_problems(check)
+        for message in problems:
+            self.problem(origin.get("anomaly", at), message)
+        return None if problems else check
 
 
 def _pydantic_message(err: ErrorDetails, field_name: str) -> str:

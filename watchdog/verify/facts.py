@@ -9,7 +9,7 @@ the size of an accepted-values list, a ``row_count``'s distance to a bound), ``r
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from watchdog.findings import Finding
@@ -49,6 +49,9 @@ class Facts:
     max_rate: float | None
     max_age: float | None
     derived: list[float]
+    #: an ``anomaly:``'s value, expected value and band (a rate as a fraction when ``anomaly_rate``)
+    anomaly: list[float] = field(default_factory=list)
+    anomaly_rate: bool = False
 
     @classmethod
     def of(cls, f: Finding) -> Facts:
@@ -69,8 +72,12 @@ class Facts:
         rate = f.rate
         if rate is None and failing is not None and total:
             rate = failing / total
+        a = f.details.get("anomaly")
+        band = [v for v in (as_float(a.get(k)) for k in ("value", "expected", "low", "high")) if v is not None] \
+            if isinstance(a, dict) else []
         return cls(failing, total, observed, as_float(f.details.get("duplicate_values")),
-                   as_float(f.details.get("excess_rows")), rate, params, as_float(p.get("max_rate")), max_age, derived)
+                   as_float(f.details.get("excess_rows")), rate, params, as_float(p.get("max_rate")), max_age, derived,
+                   band, isinstance(a, dict) and a.get("metric") == "rate")
 
     def values(self, kind: str) -> list[float]:
         """The figures a claim of ``kind`` may equal."""
@@ -97,23 +104,29 @@ class Facts:
                 out.append(self.failing)
             return out
         if kind == "generic":
-            return all_counts + self.params + self.derived
+            return all_counts + self.params + self.derived + ([] if self.anomaly_rate else self.anomaly)
         if kind == "rate":
-            if self.rate is None:
-                return []
-            out = [self.rate * 100, (1 - self.rate) * 100]
-            if self.max_rate is not None:
-                out.append(self.max_rate * 100)
-            for v in (self.dup, self.excess):
-                if v is not None and self.total:
-                    out.append(v / self.total * 100)
-            return out
+            return self._rates()
         if kind == "age":
-            out = [v for v in (self.observed, self.max_age) if v is not None]
+            out = [v for v in (self.observed, self.max_age) if v is not None] + self.anomaly
             if self.observed is not None and self.max_age is not None:
                 out.append(self.observed - self.max_age)
             return out
         return []
+
+    def _rates(self) -> list[float]:
+        """The percentages a rate claim may equal."""
+        if self.rate is None:
+            return []
+        out = [self.rate * 100, (1 - self.rate) * 100]
+        if self.anomaly_rate:
+            out += [v * 100 for v in self.anomaly]
+        if self.max_rate is not None:
+            out.append(self.max_rate * 100)
+        for v in (self.dup, self.excess):
+            if v is not None and self.total:
+                out.append(v / self.total * 100)
+        return out
 
 
 def _first(values: list[float]) -> float | None:

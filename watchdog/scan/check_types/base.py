@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from sqlglot import exp
 
 from watchdog.scan import sqlbuild
+from watchdog.scan.check_types.anomaly_options import AnomalyOptions
 
 Severity = Literal["fail", "warn"]
 
@@ -28,6 +29,8 @@ class CheckOptions(BaseModel):
     severity: Severity = "fail"
     where: str | None = Field(default=None, min_length=1)
     description: str | None = None
+    #: judge the check's figure against its history (see scan/anomalies.py)
+    anomaly: AnomalyOptions | None = None
 
 
 class RowCheckOptions(CheckOptions):
@@ -61,9 +64,22 @@ class Standalone:
 
     key: str
     sql: str = field(compare=False)
+    #: rows the statement may return (a GROUP BY per time bucket); 1: exactly one row
+    rows: int = field(default=1, compare=False)
 
 
-Metric = Aggregate | Standalone
+@dataclass(frozen=True)
+class Columns:
+    """The columns of ``table`` and their types, read from the catalog (not a query)."""
+
+    table: str
+
+    @property
+    def key(self) -> str:
+        return f"columns:{self.table}"
+
+
+Metric = Aggregate | Standalone | Columns
 
 
 @dataclass
@@ -108,6 +124,9 @@ class Check:
         self.options = options
         self.params = params
         self.source = source
+        #: this check's findings in earlier runs of the audit, oldest first (set by the scanner):
+        #: ``{"run_id", "started_at", "finding"}`` each
+        self.past: list[dict[str, Any]] = []
 
     # ---- naming
     @property

@@ -1,19 +1,30 @@
-"""``custom_sql``: a query of the user's that returns one number, the failing rows."""
+"""``custom_sql``: a query of the user's, in one of two forms.
+
+* ``sql``: returns one number, the failing rows (the original form);
+* ``failing_rows_sql``: returns the failing rows themselves (dbt singular tests, Soda failed-rows
+  checks). ``failing`` is their count, counted by the database (``SELECT COUNT(*) FROM (...)``),
+  and the samples are its first rows.
+"""
 
 from __future__ import annotations
 
 from decimal import Decimal
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+import sqlglot
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+from sqlglot import exp
+from sqlglot.errors import ParseError, TokenError
 
-from watchdog.errors import QueryError
+from watchdog.errors import QueryError, QueryRefused
+from watchdog.scan import sqlbuild
 from watchdog.scan.check_types.base import (
     Check,
     Measurement,
     Metric,
     Severity,
     Standalone,
+    as_int,
     register,
 )
 
@@ -22,10 +33,24 @@ class CustomSqlOptions(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str = Field(min_length=1)
-    sql: str = Field(min_length=1)
+    sql: str | None = Field(default=None, min_length=1)
+    failing_rows_sql: str | None = Field(default=None, min_length=1)
     severity: Severity = "fail"
     max_count: int | None = Field(default=None, ge=0)
     description: str | None = None
+
+    @model_validator(mode="after")
+    def _one_query(self) -> CustomSqlOptions:
+        if self.sql is None and self.failing_rows_sql is None:
+            raise ValueError("missing required option 'sql' (a query returning the failing count) or "
+                             "'failing_rows_sql' (a query returning the failing rows)")
+        if self.sql is not None and self.failing_rows_sql is not None:
+            raise ValueError("give one of 'sql' and 'failing_rows_sql', not both")
+        return self
+
+
+def _clean(sql: str) -> str:
+    return sql.strip().rstrip(";").strip()
 
 
 @register
@@ -36,13 +61,33 @@ class CustomSql(Check):
     short_form = None
 
     def _query(self) -> Standalone:
-        sql = self.options.sql.strip().rstrip(";").strip()
+        sql = _clean(self.options.sql or "")
+        return Standalone(sql, sql)
+
+    def _rows_query(self, dialect: str) -> exp.Query:
+        text = _clean(self.options.failing_rows_sql or "")
+        try:
+            parsed = sqlglot.parse(text, read=dialect)
+        except (ParseError, TokenError) as exc:
+            raise QueryRefused(f"failing_rows_sql is not valid SQL: {str(exc).splitlines()[0][:200]}") from None
+        query = parsed[0] if len(parsed) == 1 else None
+        if not isinstance(query, exp.Query):
+            raise QueryRefused("failing_rows_sql must be one SELECT returning the failing rows")
+        return query
+
+    def _count(self, dialect: str) -> Standalone:
+        query = exp.select(sqlbuild.count_star()).from_(self._rows_query(dialect).subquery("wd_failing"))
+        sql = query.sql(dialect=dialect)
         return Standalone(sql, sql)
 
     def metrics(self, dialect: str) -> list[Metric]:
+        if self.options.failing_rows_sql:
+            return [self._count(dialect)]
         return [self._query()]
 
     def measure(self, values: dict[Metric, Any], dialect: str) -> Measurement:
+        if self.options.failing_rows_sql:
+            return Measurement(failing=as_int(values[self._count(dialect)][0]))
         row = values[self._query()]
         value = row[0] if row else None
         if isinstance(value, Decimal) and value == int(value):
@@ -52,4 +97,11 @@ class CustomSql(Check):
         return Measurement(failing=int(value))
 
     def finding_sql(self, dialect: str) -> str:
+        if self.options.failing_rows_sql:
+            return _clean(self.options.failing_rows_sql)
         return self._query().sql
+
+    def sample_query(self, dialect: str, rows: int) -> exp.Expr | None:
+        if not self.options.failing_rows_sql:
+            return None
+        return exp.select("*").from_(self._rows_query(dialect).subquery("wd_failing")).limit(rows)

@@ -10,7 +10,7 @@ import re
 from datetime import UTC, date, datetime
 from typing import Any
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 from sqlglot import exp
 
 from watchdog.errors import QueryError
@@ -55,13 +55,21 @@ def to_utc(value: Any) -> datetime:
 
 class FreshnessOptions(CheckOptions):
     column: str = Field(min_length=1)
-    max_age: str
+    max_age: str | None = None  # required unless ``anomaly`` judges the age instead
 
     @field_validator("max_age", mode="before")
     @classmethod
-    def _is_duration(cls, value: Any) -> str:
+    def _is_duration(cls, value: Any) -> str | None:
+        if value is None:
+            return None
         parse_duration(str(value))
         return str(value)
+
+    @model_validator(mode="after")
+    def _judged(self) -> FreshnessOptions:
+        if self.max_age is None and self.anomaly is None:
+            raise ValueError("missing required option 'max_age' (or `anomaly:` to learn the usual age)")
+        return self
 
 
 @register
@@ -88,7 +96,8 @@ class Freshness(Check):
         return Measurement(total=total, observed=age, details={"newest": stamp.isoformat()})
 
     def breached(self, m: Measurement) -> bool:
-        return m.observed is None or m.observed > parse_duration(self.options.max_age)
+        max_age = self.options.max_age
+        return m.observed is None or (max_age is not None and m.observed > parse_duration(max_age))
 
     def finding_sql(self, dialect: str) -> str:
         col = sqlbuild.column(self.column or "")

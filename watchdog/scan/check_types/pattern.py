@@ -1,4 +1,7 @@
-"""``pattern``: non-null values in which the regex is not found (PostgreSQL ``~`` semantics)."""
+"""``pattern``: non-null values in which the regex is not found (PostgreSQL ``~`` semantics).
+
+With ``match: false`` the regex must NOT be found: failing rows are non-null values in which it is.
+"""
 
 import re
 
@@ -12,6 +15,8 @@ from watchdog.scan.check_types.row_condition import RowConditionCheck
 
 class PatternOptions(ColumnOptions):
     regex: str = Field(min_length=1)
+    #: False: the regex must not be found (failing = values in which it is)
+    match: bool = True
 
     @field_validator("regex")
     @classmethod
@@ -32,5 +37,5 @@ class Pattern(RowConditionCheck):
     def condition(self, dialect: str) -> exp.Expr:
         col = sqlbuild.column(self.column or "")
         matches = sqlbuild.regex_search(col, self.options.regex, dialect)
-        return exp.and_(exp.Not(this=exp.Is(this=col.copy(), expression=exp.Null())),
-                        exp.Not(this=exp.Paren(this=matches)))
+        bad = exp.Paren(this=matches) if not self.options.match else exp.Not(this=exp.Paren(this=matches))
+        return exp.and_(exp.Not(this=exp.Is(this=col.copy(), expression=exp.Null())), bad)

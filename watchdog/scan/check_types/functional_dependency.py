@@ -1,0 +1,187 @@
+"""``functional_dependency``: rows whose dependent value is not their group's majority value.
+
+``{determinant: [zip], dependent: city}``: for every group of rows with equal determinant values,
+the dependent should have one value. In a group with two or more values, the most common value is
+taken as right and every other row fails (the likely wrong cells). When two or more values tie for
+most common, every row of the group fails (nothing says which is right).
+
+NULLs: a row with a NULL in any determinant column belongs to no group and is skipped. A NULL
+dependent is skipped too (``dependent_nulls: skip``, the default: ``not_null`` reports it); with
+``dependent_nulls: value`` it is one more value that can be the majority or fail. Values are
+compared exactly (case- and trailing-space-sensitive on every database, as ``unique``).
+
+One GROUP BY statement (with window functions over its groups) measures ``failing``, and
+``details`` gives ``groups_in_conflict``, ``rows_in_conflict`` and ``tied_groups``. Samples and the
+finding's SQL list the failing rows beside ``wd_majority_value`` (NULL when the group is tied).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, cast
+
+from pydantic import Field, field_validator
+from sqlglot import exp
+
+from watchdog.scan import sqlbuild
+from watchdog.scan.check_types.base import (
+    Check,
+    Measurement,
+    Metric,
+    RowCheckOptions,
+    Standalone,
+    as_int,
+    register,
+)
+
+MAJORITY = "wd_majority_value"
+
+
+class FunctionalDependencyOptions(RowCheckOptions):
+    determinant: list[str] = Field(min_length=1)
+    dependent: str = Field(min_length=1)
+    dependent_nulls: Literal["skip", "value"] = "skip"
+
+    @field_validator("determinant", mode="before")
+    @classmethod
+    def _listed(cls, value: Any) -> Any:
+        return [value] if isinstance(value, str) else value
+
+
+def _one(text: str) -> exp.Expr:
+    return exp.Literal.number(text)
+
+
+def _case(cond: exp.Expr, then: exp.Expr, default: exp.Expr | None = None) -> exp.Case:
+    return exp.Case(ifs=[exp.If(this=cond, true=then)], default=default)
+
+
+@register
+class FunctionalDependency(Check):
+    kind = "functional_dependency"
+    Options = FunctionalDependencyOptions
+    short_form = None
+
+    @property
+    def determinant(self) -> list[str]:
+        return list(self.options.determinant)
+
+    @property
+    def dependent(self) -> str:
+        return str(self.options.dependent)
+
+    @property
+    def column(self) -> str | None:
+        return self.dependent
+
+    @property
+    def columns(self) -> list[str] | None:
+        return [*self.determinant, self.dependent]
+
+    @property
+    def name(self) -> str:
+        if self.options.name:
+            return str(self.options.name)
+        return f"{self.table}.{'+'.join(self.determinant)}->{self.dependent}.{self.kind}"
+
+    # ---- SQL
+    def _keys(self) -> list[str]:
+        return [f"wd_k{i}" for i in range(len(self.determinant))]
+
+    def _scope(self, dialect: str, alias: str | None = None) -> exp.Expr | None:
+        """Rows that take part: determinant all non-NULL (and dependent non-NULL unless counted as a value)."""
+        cols = list(self.determinant)
+        if self.options.dependent_nulls == "skip":
+            cols.append(self.dependent)
+        present = [exp.Not(this=exp.Is(this=sqlbuild.column(c, alias), expression=exp.Null())) for c in cols]
+        return sqlbuild.and_all(*present, self.filter(dialect))
+
+    def _ranked(self, dialect: str) -> exp.Select:
+        """One row per (group, dependent value) of groups with 2+ values: counts, group top, winners, rank."""
+        keys = [sqlbuild.exact(sqlbuild.column(c), dialect) for c in self.determinant]
+        value = sqlbuild.exact(sqlbuild.column(self.dependent), dialect)
+        names = self._keys()
+
+        def part() -> list[exp.Expr]:
+            return [k.copy() for k in keys]
+
+        pairs = (
+            exp.select(
+                *[exp.alias_(k.copy(), n) for k, n in zip(keys, names, strict=False)],
+                exp.alias_(value.copy(), "wd_v"),
+                exp.alias_(exp.Min(this=sqlbuild.column(self.dependent)), "wd_shown"),
+                exp.alias_(sqlbuild.count_star(), "wd_n"),
+                exp.alias_(exp.Window(this=exp.Max(this=sqlbuild.count_star()), partition_by=part()), "wd_top"),
+                exp.alias_(exp.Window(this=sqlbuild.count_star(), partition_by=part()), "wd_values"),
+            )
+            .from_(sqlbuild.table(self.table or ""))
+            .where(self._scope(dialect))
+            .group_by(*part(), value.copy())
+        )
+        key_cols = [exp.column(n) for n in names]
+        top = exp.EQ(this=exp.column("wd_n"), expression=exp.column("wd_top"))
+        winners = exp.Window(this=exp.Sum(this=_case(top.copy(), _one("1"), _one("0"))),
+                             partition_by=[c.copy() for c in key_cols])
+        rank = exp.Window(this=exp.RowNumber(), partition_by=[c.copy() for c in key_cols],
+                          order=exp.Order(expressions=[exp.Ordered(this=exp.column("wd_n"), desc=True)]))
+        return (
+            exp.select(*[c.copy() for c in key_cols], exp.column("wd_v"), exp.column("wd_shown"), exp.column("wd_n"),
+                       exp.column("wd_top"), exp.alias_(winners, "wd_winners"), exp.alias_(rank, "wd_rank"))
+            .from_(pairs.subquery("wd_pairs"))
+            .where(exp.GT(this=exp.column("wd_values"), expression=_one("1")))
+        )
+
+    def _decided(self) -> exp.Expr:
+        """This (group, value) row holds the group's single most common value."""
+        return cast(exp.Expr, exp.and_(exp.EQ(this=exp.column("wd_n"), expression=exp.column("wd_top")),
+                        exp.EQ(this=exp.column("wd_winners"), expression=_one("1"))))
+
+    def _summary(self, dialect: str) -> Standalone:
+        failing = exp.Sum(this=_case(self._decided(), _one("0"), exp.column("wd_n")))
+        first = exp.EQ(this=exp.column("wd_rank"), expression=_one("1"))
+        tied = cast(exp.Expr, exp.and_(first.copy(), exp.GT(this=exp.column("wd_winners"), expression=_one("1"))))
+        query = exp.select(
+            exp.alias_(failing, "failing_rows"),
+            exp.alias_(exp.Sum(this=_case(first, _one("1"), _one("0"))), "groups_in_conflict"),
+            exp.alias_(exp.Sum(this=exp.column("wd_n")), "rows_in_conflict"),
+            exp.alias_(exp.Sum(this=_case(tied, _one("1"), _one("0"))), "tied_groups"),
+        ).from_(self._ranked(dialect).subquery("wd_ranked"))
+        sql = query.sql(dialect=dialect)
+        return Standalone(sql, sql)
+
+    def metrics(self, dialect: str) -> list[Metric]:
+        return [self.total_metric(), self._summary(dialect)]
+
+    def measure(self, values: dict[Metric, Any], dialect: str) -> Measurement:
+        row = values[self._summary(dialect)]
+        failing, groups, rows, tied = (as_int(v) for v in row)
+        return Measurement(failing=failing, total=as_int(values[self.total_metric()]),
+                           details={"groups_in_conflict": groups, "rows_in_conflict": rows, "tied_groups": tied})
+
+    def failing_rows(self, dialect: str) -> exp.Expr:
+        names = self._keys()
+        decided = self._decided()
+        majority = (
+            exp.select(
+                *[exp.column(n) for n in names],
+                exp.alias_(exp.Max(this=_case(decided.copy(), exp.column("wd_shown"))), "wd_majority"),
+                exp.alias_(exp.Max(this=_case(decided.copy(), exp.column("wd_v"))), "wd_majority_key"),
+                exp.alias_(exp.Max(this=_case(decided.copy(), _one("1"), _one("0"))), "wd_decided"),
+            )
+            .from_(self._ranked(dialect).subquery("wd_ranked"))
+            .group_by(*[exp.column(n) for n in names])
+        )
+        on = sqlbuild.and_all(*[
+            exp.EQ(this=sqlbuild.exact(sqlbuild.column(c, "src"), dialect), expression=sqlbuild.column(n, "m"))
+            for c, n in zip(self.determinant, names, strict=False)])
+        same = exp.NullSafeEQ(this=sqlbuild.exact(sqlbuild.column(self.dependent, "src"), dialect),
+                              expression=sqlbuild.column("wd_majority_key", "m"))
+        wrong = exp.or_(exp.EQ(this=sqlbuild.column("wd_decided", "m"), expression=_one("0")),
+                        exp.Not(this=exp.Paren(this=same)))
+        return (
+            exp.select(exp.Column(this=exp.Star(), table=sqlbuild.ident("src")),
+                       exp.alias_(sqlbuild.column("wd_majority", "m"), MAJORITY))
+            .from_(sqlbuild.table(self.table or "", alias="src"))
+            .join(majority.subquery("m"), on=on)
+            .where(sqlbuild.and_all(self._scope(dialect, "src"), exp.Paren(this=wrong)))
+            .order_by(*[sqlbuild.column(c, "src") for c in self.determinant], sqlbuild.column(self.dependent, "src"))
+        )
