@@ -64,5 +64,5 @@ def test_hostile_sample_values_cannot_add_structure(report):
 def test_hostile_values_are_escaped_and_truncated(report):
     assert "<script>" not in report and "&lt;script&gt;" in report
     assert "\x07" not in report and "\x1b" not in report
-    assert "x" * 121 not in report and "x" * 120 + "… (+" in report
+    assert "x" * 121 not in report and "x" * 120 + "… (5,000 chars in all)" in report
     assert "[click](" not in report and "\\[click\\](http://evil.example)" in report

@@ -66,3 +66,13 @@ class HistoryUnavailable(WatchdogError):
 
 class TickTaken(WatchdogError):
     """This scheduled tick of an audit was already claimed (run) by another process."""
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C during a scan, after the checks that finished were kept: ``doc`` holds their findings
+    (the rest marked not run); ``saved_to`` is where they were written, once they were."""
+
+    def __init__(self, doc: object, saved_to: object = None):
+        super().__init__("interrupted")
+        self.doc = doc
+        self.saved_to = saved_to

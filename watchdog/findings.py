@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 from pathlib import Path
@@ -117,3 +118,13 @@ def jsonable(value: Any, text_limit: int | None = None) -> Any:
     if text_limit is not None and len(text) > text_limit:
         return text[:text_limit] + f"… [{len(text) - text_limit} more characters]"
     return text
+
+
+_CUT = re.compile(r"… \[(\d+) more characters\]$")
+
+
+def full_length(text: str) -> int:
+    """The length of the value ``text`` stands for: a sample value cut by :func:`jsonable` says how much
+    it lost, so the real length survives the cut."""
+    cut = _CUT.search(text)
+    return cut.start() + int(cut.group(1)) if cut else len(text)

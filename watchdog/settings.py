@@ -35,6 +35,10 @@ DEFAULT_MAX_ROWS = 1000
 DEFAULT_SAMPLE = 5
 #: earlier runs of an audit read as history for ``anomaly:`` (without a timestamp column) and ``schema_changes``
 DEFAULT_HISTORY_RUNS = 90
+#: profile/suggest: top values are listed for columns with at most this many distinct values
+PROFILE_TOP_VALUES = 20
+#: profile: on PostgreSQL tables of at least this many rows, distinct counts are the planner's estimate
+PROFILE_APPROX_DISTINCT_ROWS = 1_000_000
 
 
 class _Strict(BaseModel):

@@ -59,19 +59,30 @@ def summary_table(doc: FindingsDoc, trends: dict[str, str] | None = None) -> Tab
     table = Table(title=None, show_lines=False)
     columns = [("Check", "left"), ("Status", "left"), ("Failing", "right"), ("Total", "right"),
                ("Rate / observed", "right")]
-    if trends is not None:
+    if trends:
         columns.insert(2, ("Change", "left"))
     for name, justify in columns:
         table.add_column(name, justify=justify, overflow="fold")  # type: ignore[arg-type]
     for f in doc.findings:
         style = STATUS_STYLE[f.status]
         figure = redact(plain_text(f.error, 60)) if f.status == "error" else measure(f)
+        failing = "" if f.failing is None else f"{f.failing:,}{allowed(f.params)}"
         cells = [plain_text(f.name, 60), f"[{style}]{f.status.upper()}[/]",
-                 "" if f.failing is None else f"{f.failing:,}", "" if f.total is None else f"{f.total:,}", figure]
-        if trends is not None:
+                 failing, "" if f.total is None else f"{f.total:,}", figure]
+        if trends:
             cells.insert(2, trends.get(f.name, ""))
         table.add_row(*cells)
     return table
+
+
+def allowed(params: dict[str, Any]) -> str:
+    """The thresholds a row check tolerates, for the Failing cell: `` (max 50)``, `` (max 5%)``."""
+    limits = []
+    if isinstance(params.get("max_count"), int):
+        limits.append(f"{params['max_count']:,}")
+    if isinstance(params.get("max_rate"), (int, float)) and not isinstance(params.get("max_rate"), bool):
+        limits.append(f"{params['max_rate'] * 100:g}%")
+    return f" (max {' and '.join(limits)})" if limits else ""
 
 
 def history_table(runs: list[Any]) -> Table:

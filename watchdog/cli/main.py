@@ -14,9 +14,18 @@ from types import FrameType
 
 import click
 
-from watchdog.cli import audits, console, daemon, dashboard, mcp, report, scan  # noqa: F401  (each registers its commands)
+from watchdog.cli import (  # noqa: F401  (each registers its commands)
+    audits,
+    console,
+    daemon,
+    dashboard,
+    mcp,
+    profile,  # noqa: F401  (registers profile and suggest)
+    report,
+    scan,
+)
 from watchdog.cli.app import cli
-from watchdog.errors import QueryRefused, WatchdogError
+from watchdog.errors import Interrupted, QueryRefused, WatchdogError
 from watchdog.exit_codes import ExitCode
 from watchdog.redact import redact
 
@@ -26,15 +35,17 @@ __all__ = ["cli", "main"]
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the CLI, turning every error into one line and exit code 3."""
     debug = "--debug" in (argv if argv is not None else sys.argv[1:])
-    if threading.current_thread() is threading.main_thread():
-        # SIGTERM ends a run the way Ctrl-C does: recorded as interrupted, one line (the daemon installs its own)
-        signal.signal(signal.SIGTERM, _terminated)
+    _sigterm_interrupts()
     try:
         cli.main(args=argv, prog_name="watchdog", standalone_mode=False)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
-    except click.exceptions.Abort as exc:
-        _aborted(exc)
+    except click.exceptions.Abort as exc:  # click turns Ctrl-C into Abort: it is still an interrupt
+        cause = exc.__cause__
+        if isinstance(cause, KeyboardInterrupt):
+            _interrupted(cause)
+        console.error_line("error", "aborted")
+        sys.exit(int(ExitCode.ERROR))
     except click.ClickException as exc:  # usage errors exit 3, not click's 2 (2 means "warnings")
         console.error_line("error", exc.format_message())
         sys.exit(int(ExitCode.ERROR))
@@ -49,8 +60,7 @@ def main(argv: list[str] | None = None) -> None:
         console.error_line(exc.prefix, exc)
         sys.exit(int(ExitCode.ERROR))
     except KeyboardInterrupt as exc:
-        console.error_line("error", "interrupted" + (f" by {exc.args[0]}" if exc.args else ""))
-        sys.exit(int(ExitCode.INTERRUPTED))
+        _interrupted(exc)
     except Exception as exc:  # a bug: still one line, with the way to see more
         if debug:
             raise
@@ -58,14 +68,22 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(int(ExitCode.ERROR))
 
 
+def _sigterm_interrupts() -> None:
+    """SIGTERM ends a run the way Ctrl-C does: recorded as interrupted, one line (the daemon installs its own)."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _terminated)
+
+
 def _terminated(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt("SIGTERM")
 
 
-def _aborted(exc: click.exceptions.Abort) -> None:
-    cause = exc.__cause__ or exc.__context__
-    if isinstance(cause, KeyboardInterrupt):  # click turns Ctrl-C (and our SIGTERM) into Abort
-        console.error_line("error", "interrupted" + (f" by {cause.args[0]}" if cause.args else ""))
-        sys.exit(int(ExitCode.INTERRUPTED))
-    console.error_line("error", "aborted")
-    sys.exit(int(ExitCode.ERROR))
+def _interrupted(exc: KeyboardInterrupt) -> None:
+    """Ctrl-C: say what was kept (a scan writes the findings of the checks that finished), exit 130."""
+    if isinstance(exc, Interrupted) and exc.saved_to:
+        console.error_line("error", f"interrupted (Ctrl-C); the findings of the checks that finished were written "
+                                    f"to {exc.saved_to}, the rest are marked not run")
+    else:
+        by = " by SIGTERM" if exc.args and exc.args[0] == "SIGTERM" else ""
+        console.error_line("error", "interrupted" + by)
+    sys.exit(int(ExitCode.INTERRUPTED))

@@ -109,32 +109,51 @@ def query(db: str, sql: str, max_rows: int | None, timeout_s: float | None, as_j
 @cli.command("check-config", context_settings=CONTEXT)
 @config_option
 @click.option("--checks", "checks", cls=GreedyOption, metavar="PATH [PATH...]", default=(),
-              help="Extra suites to validate besides those of the configured audits.")
+              help="Suites to validate: only these when --config is not given, else besides the configured audits'.")
 def check_config(config_path: Path | None, checks: tuple[str, ...]) -> None:
     """Validate the configuration and every check suite, without touching a database.
+
+    With --checks and no --config, only the suites given are validated. Warnings (printed, exit 0)
+    point at `where:` conditions that would read differently on MySQL/MariaDB.
 
     \b
     Example:
         watchdog check-config
+        watchdog check-config --checks checks/shop.yaml
         watchdog check-config --config config/watchdog.yaml --checks checks/extra.yaml
     """
     from watchdog.scan.suites import SuiteError, load_suites
-    from watchdog.settings import load_settings
+    from watchdog.scan.where_lint import portability_warnings
 
-    settings = load_settings(config_path)
-    paths = [settings.path(p) for audit in settings.audits.values() for p in audit.checks]
+    settings = None
+    paths: list[Path] = []
+    if config_path is not None or not checks:
+        from watchdog.settings import load_settings
+
+        settings = load_settings(config_path)
+        paths = [settings.path(p) for audit in settings.audits.values() for p in audit.checks]
     paths += expand_suite_paths(checks)
     problems = []
+    warnings: list[str] = []
     count = 0
     for path in dict.fromkeys(paths):
         try:
-            count += sum(len(s.checks) for s in load_suites([path]))
+            suites = load_suites([path])
         except SuiteError as exc:
             problems.extend(exc.problems)
+            continue
+        count += sum(len(s.checks) for s in suites)
+        warnings += [w for s in suites for w in portability_warnings(s)]
     if problems:
         raise ConfigError(f"{len(problems)} problem(s) in check suites:" + "".join(f"\n  {p}" for p in problems))
-    click.echo(f"ok: {settings.source} ({len(settings.databases)} databases, {len(settings.audits)} audits), "
-               f"{len(dict.fromkeys(paths))} suites, {count} checks")
+    for warning in warnings:
+        console.error_line("warning", warning)
+    suites_text = f"{len(dict.fromkeys(paths))} suites, {count} checks"
+    if settings is None:
+        click.echo(f"ok: {suites_text}")
+    else:
+        click.echo(f"ok: {settings.source} ({len(settings.databases)} databases, {len(settings.audits)} audits), "
+                   f"{suites_text}")
 
 
 @cli.command(context_settings=CONTEXT)

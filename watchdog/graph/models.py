@@ -171,7 +171,7 @@ def _has_token(chunk: Any) -> bool:
     return bool(getattr(chunk, "content", None) or getattr(chunk, "tool_call_chunks", None))
 
 
-def stream_once(runnable: Any, messages: list[BaseMessage], limits: Limits) -> tuple[AIMessage, int]:
+def stream_once(runnable: Any, messages: list[BaseMessage], limits: Limits) -> tuple[Any, int]:
     """One streamed attempt: the whole message and how many token chunks came. Raises StreamCut when the
     first token does not come within ``first_token_s`` or the next one within ``idle_s``."""
     events: queue.Queue[tuple[str, Any]] = queue.Queue()
@@ -189,7 +189,7 @@ def stream_once(runnable: Any, messages: list[BaseMessage], limits: Limits) -> t
 
     threading.Thread(target=pump, name="llm-stream", daemon=True).start()
     acc: AIMessageChunk | None = None
-    whole: AIMessage | None = None
+    whole: Any = None
     tokens = 0
     while True:
         wait = limits.first_token_s if tokens == 0 else limits.idle_s
@@ -206,8 +206,8 @@ def stream_once(runnable: Any, messages: list[BaseMessage], limits: Limits) -> t
             break
         if isinstance(item, AIMessageChunk):
             acc = item if acc is None else acc + item
-        elif isinstance(item, AIMessage):  # a runnable that does not stream answers in one piece
-            whole = item
+        else:  # a whole AIMessage (a runnable that does not stream), or a structured-output runnable's ever
+            whole = item  # more complete objects: the last one is the answer
         tokens += 1 if _has_token(item) else 0
     if whole is not None:
         return whole, tokens
@@ -220,9 +220,13 @@ def _estimate_tokens(messages: list[BaseMessage]) -> int:
     return sum(len(str(m.content)) for m in messages) // 4
 
 
-def invoke(runnable: Any, messages: list[BaseMessage], limits: Limits | None = None) -> Call:
+def invoke(runnable: Any, messages: list[BaseMessage], limits: Limits | None = None, *,
+           attempts: int | None = None, max_wait_s: float | None = None) -> Call:
     """Stream a model's answer with retries; raise LLMUnavailable (carrying the attempts' tokens) on failure."""
     limits = limits or Limits()
+    if attempts is not None or max_wait_s is not None:
+        limits = Limits(limits.first_token_s, limits.idle_s, attempts or limits.attempts,
+                        limits.max_wait_s if max_wait_s is None else max_wait_s)
     start = time.monotonic()
     retrying = Retrying(stop=stop_after_attempt(limits.attempts),
                         wait=wait_random_exponential(multiplier=0.25, max=limits.max_wait_s),
@@ -246,7 +250,7 @@ def invoke(runnable: Any, messages: list[BaseMessage], limits: Limits | None = N
                         raise ModelBusy(exc) from exc
                     raise
                 usage = usage_of(message)
-                finish = (message.response_metadata or {}).get("finish_reason")
+                finish = (getattr(message, "response_metadata", None) or {}).get("finish_reason")
                 log.append({"outcome": "ok", "finish_reason": finish, "input": usage["input"],
                             "output": usage["output"], "seconds": round(time.monotonic() - began, 3)})
     except Exception as exc:  # endpoint down, auth error, bad request, cut stream...

@@ -13,6 +13,8 @@ import math
 import re
 from typing import Any
 
+from watchdog.findings import full_length
+
 CELL_LIMIT = 120
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 _MD_SPECIAL = re.compile(r"([\\`*\[\]|~!$])|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
@@ -30,7 +32,7 @@ def plain_text(value: Any, limit: int = CELL_LIMIT) -> str:
     text = str(value).replace("\r\n", " ").replace("\n", " ").replace("\r", " ").replace("\t", " ")
     text = _CONTROL.sub(_visible_control, text)
     if len(text) > limit:
-        text = text[:limit] + f"… (+{len(text) - limit} chars)"
+        text = text[:limit] + f"… ({full_length(text):,} chars in all)"
     return text
 
 

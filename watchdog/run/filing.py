@@ -26,6 +26,7 @@ from watchdog.findings import FindingsDoc
 from watchdog.redact import redact
 from watchdog.report import render_markdown
 from watchdog.report.render import render_changes_markdown
+from watchdog.run.safe_write import check_out_dir, rescue_findings
 
 if TYPE_CHECKING:
     from watchdog.graph.runner import LLMReportOutcome
@@ -95,9 +96,17 @@ class RunFolder:
     def audit_path(self) -> Path:
         return self.path / AUDIT
 
+    def check(self) -> None:
+        """Before a scan: the folder can be created and written (ConfigError saying why not)."""
+        check_out_dir(self.path)
+
     def write_findings(self, doc: FindingsDoc) -> Path:
-        self.path.mkdir(parents=True, exist_ok=True)
-        return write_atomic(self.findings_path, doc.to_json())
+        """findings.json; if it cannot be written here, a rescue copy is written and OutputError says where."""
+        try:
+            self.path.mkdir(parents=True, exist_ok=True)
+            return write_atomic(self.findings_path, doc.to_json())
+        except OSError as exc:
+            raise rescue_findings(doc, self.findings_path, exc) from None
 
     def write_report(self, doc: FindingsDoc, trends: dict[str, str] | None,
                      llm: LLMReportOutcome | None = None) -> Path:

@@ -13,6 +13,7 @@ from pathlib import Path
 from secrets import token_hex
 from typing import TYPE_CHECKING, Any
 
+from watchdog.errors import Interrupted
 from watchdog.exit_codes import ExitCode
 from watchdog.findings import FindingsDoc
 from watchdog.run.filing import RunFolder
@@ -118,8 +119,16 @@ def run_scan(database: str | DatabaseConfig, suite_paths: Iterable[str | Path], 
 
     target = database if isinstance(database, DatabaseConfig) else DatabaseConfig(url=database)
     with Sandbox.for_database(target) as box:
-        doc = scan(box, checks, sample=sample, suites=[str(s.path) for s in suites], on_progress=on_progress,
-                   history=history)
+        if filing is None:
+            folder.check()  # before any query: a scan whose findings cannot be written is not started
+        try:
+            doc = scan(box, checks, sample=sample, suites=[str(s.path) for s in suites], on_progress=on_progress,
+                       history=history)
+        except Interrupted as stop:  # Ctrl-C: keep the findings of the checks that finished
+            partial: FindingsDoc = stop.doc  # type: ignore[assignment]
+            partial.run_id = run_id
+            stop.saved_to = write(folder.write_findings, partial)
+            raise
         doc.run_id = run_id
         write(folder.write_findings, doc)
         findings_path = folder.findings_path

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import NoSuchModuleError
 from sqlglot import exp
 
 from watchdog.errors import DatabaseUnavailable
@@ -21,6 +22,20 @@ from watchdog.settings import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, DatabaseConfi
 log = logging.getLogger(__name__)
 
 DEFAULT_MAX_BYTES = 16 * 1024 * 1024
+
+
+def unknown_dialect(drivername: str) -> str:
+    """The message for a URL whose database kind or driver SQLAlchemy cannot load."""
+    backend, _, driver = drivername.partition("+")
+    if driver and backend in ("sqlite", "postgresql", "mysql", "mariadb"):
+        return (f"the driver {driver!r} for {backend} is not installed or not known; "
+                f"use e.g. {_EXAMPLES[backend]}")
+    return (f"unknown database kind {drivername!r} in the URL; watchdog reads SQLite, PostgreSQL and "
+            f"MySQL/MariaDB, e.g. {_EXAMPLES['sqlite']}, {_EXAMPLES['postgresql']} or {_EXAMPLES['mysql']}")
+
+
+_EXAMPLES = {"sqlite": "sqlite:///path/to/file.db", "postgresql": "postgresql+psycopg://user@host/db",
+             "mysql": "mysql+pymysql://user@host/db", "mariadb": "mysql+pymysql://user@host/db"}
 
 
 class Sandbox:
@@ -55,7 +70,10 @@ class Sandbox:
         self.max_bytes = int(max_bytes)
         self.dialect = sqlglot_dialect(parsed.get_backend_name())
         self.policy = policy or ReadOnlyPolicy(self.dialect)
-        self._session = session or open_session(url)
+        try:
+            self._session = session or open_session(url)
+        except NoSuchModuleError:
+            raise DatabaseUnavailable(unknown_dialect(parsed.drivername)) from None
         self._listeners: list[Callable[[str], None]] = []
         self._lock = threading.Lock()
 
@@ -88,6 +106,18 @@ class Sandbox:
 
         with self._lock:
             return describe(self._session, table)
+
+    def column_types(self, table: list[str]) -> dict[str, tuple[str, str]]:
+        """``{column: (kind, declared type)}`` of ``table`` (dotted parts), read from the catalogue and
+        cached for the sandbox's life; empty when it cannot be read. See :mod:`watchdog.sandbox.catalog`."""
+        from watchdog.sandbox.catalog import column_types
+
+        key = tuple(table)
+        cache = self.__dict__.setdefault("_column_types", {})
+        if key not in cache:
+            with self._lock:
+                cache[key] = column_types(self._session, list(table))
+        return dict(cache[key])
 
     def close(self) -> None:
         self._session.close()

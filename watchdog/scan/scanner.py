@@ -7,6 +7,7 @@ a few failing rows for each check that breaches.
 
 from __future__ import annotations
 
+import copy
 import re
 import time
 from collections.abc import Callable, Mapping
@@ -17,6 +18,7 @@ from typing import Any
 from watchdog import __version__
 from watchdog.errors import (
     DatabaseUnavailable,
+    Interrupted,
     QueryError,
     QueryTimeout,
     SandboxError,
@@ -28,9 +30,11 @@ from watchdog.sandbox import Sandbox
 from watchdog.scan import anomalies
 from watchdog.scan.check_types import Aggregate, Check, Columns, Metric, Standalone
 from watchdog.scan.planner import Statement, batch_statements, plan
+from watchdog.scan.sqlbuild import split_name
 from watchdog.settings import DEFAULT_SAMPLE
 
 Progress = Callable[[int, int, str], None]
+NOT_RUN = "not run: the scan was interrupted"
 
 
 @dataclass
@@ -50,18 +54,33 @@ def scan(sandbox: Sandbox, checks: list[Check], *, sample: int = DEFAULT_SAMPLE,
         check.past = list((history or {}).get(check.name, []))
     started = datetime.now(UTC)
     clock = time.monotonic()
+    checks = with_column_types(sandbox, checks)
     the_plan = plan(checks, sandbox.dialect)
     measured = _Measured()
     steps = len(the_plan.statements)
-    for i, statement in enumerate(the_plan.statements):
+    interrupted = False
+    try:
+        for i, statement in enumerate(the_plan.statements):
+            if on_progress:
+                on_progress(i, steps, statement.table or "custom query")
+            _run_statement(sandbox, statement, measured)
         if on_progress:
-            on_progress(i, steps, statement.table or "custom query")
-        _run_statement(sandbox, statement, measured)
-    if on_progress:
-        on_progress(steps, steps, "samples")
-    findings = [_finding(sandbox, check, the_plan.needs.get(check.name), the_plan.errors.get(check.name), measured,
-                         sample) for check in checks]
-    return FindingsDoc(
+            on_progress(steps, steps, "samples")
+    except KeyboardInterrupt:  # keep what finished; the rest is marked not run
+        interrupted = True
+        for statement in the_plan.statements:
+            for metric in statement.metrics:
+                if metric not in measured.values:
+                    measured.failures.setdefault(metric, NOT_RUN)
+    findings = []
+    for check in checks:
+        needs, error = the_plan.needs.get(check.name), the_plan.errors.get(check.name)
+        try:
+            findings.append(_finding(sandbox, check, needs, error, measured, 0 if interrupted else sample))
+        except KeyboardInterrupt:  # while fetching samples: the figures are in, only the sample is lost
+            interrupted = True
+            findings.append(_finding(sandbox, check, needs, error, measured, 0))
+    doc = FindingsDoc(
         database=sandbox.display_url,
         started_at=started.isoformat(timespec="seconds").replace("+00:00", "Z"),
         duration_s=round(time.monotonic() - clock, 3),
@@ -71,6 +90,27 @@ def scan(sandbox: Sandbox, checks: list[Check], *, sample: int = DEFAULT_SAMPLE,
         watchdog_version=__version__,
         error=measured.unavailable,
     )
+    if interrupted:
+        not_run = sum(f.error == NOT_RUN for f in findings)
+        doc.error = f"interrupted (Ctrl-C): {not_run} of {len(findings)} checks did not run"
+        raise Interrupted(doc)
+    return doc
+
+
+def with_column_types(sandbox: Sandbox, checks: list[Check]) -> list[Check]:
+    """Checks whose meaning depends on column types get a copy with the table's types (one catalogue
+    read per table); the others are returned as they are."""
+    out = []
+    for check in checks:
+        if check.needs_column_types and check.table and hasattr(sandbox, "column_types"):
+            try:
+                kinds = sandbox.column_types(split_name(check.table))
+            except (ValueError, WatchdogError):
+                kinds = {}
+            check = copy.copy(check)
+            check.column_kinds = kinds
+        out.append(check)
+    return out
 
 
 def _fail_all(statement: Statement, measured: _Measured, message: str) -> None:

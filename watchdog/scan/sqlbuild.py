@@ -14,15 +14,69 @@ from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 
 from watchdog.errors import QueryRefused
+from watchdog.scan import regex
 
 
 def ident(name: str) -> exp.Identifier:
     return exp.to_identifier(name, quoted=True)
 
 
+def split_name(name: str, max_parts: int = 3) -> list[str]:
+    """``table``, ``schema.table`` or ``catalog.schema.table``, split on dots outside double quotes.
+
+    A name that itself contains a dot is written in double quotes: ``'"daily.events"'`` or
+    ``'analytics."daily.events"'`` (``""`` inside quotes is one ``"``). Raises ValueError saying
+    what is wrong.
+    """
+    parts: list[str] = []
+    current, quoted, was_quoted, i = "", False, False, 0
+    while i < len(name):
+        char = name[i]
+        if quoted:
+            if char == '"' and name[i + 1:i + 2] == '"':
+                current += '"'
+                i += 1
+            elif char == '"':
+                quoted = False
+            else:
+                current += char
+        elif char == '"' and not current and not was_quoted:
+            quoted = was_quoted = True
+        elif char == ".":
+            parts.append(_name_part(name, current, was_quoted))
+            current, was_quoted = "", False
+        elif was_quoted:
+            raise ValueError(f"unexpected {char!r} after a closing double quote in {name!r}")
+        else:
+            current += char
+        i += 1
+    if quoted:
+        raise ValueError(f"unclosed double quote in {name!r}")
+    parts.append(_name_part(name, current, was_quoted))
+    if len(parts) > max_parts:
+        most = "catalog.schema.table" + (".column" if max_parts > 3 else "")
+        raise ValueError(f"{name!r} has {len(parts)} dotted parts (at most {most}); "
+                         'write a name that contains a dot in double quotes, e.g. \'"daily.events"\'')
+    return parts
+
+
+def join_name(parts: list[str]) -> str:
+    """The inverse of :func:`split_name`: parts that hold a dot or a double quote are quoted."""
+    return ".".join('"' + p.replace('"', '""') + '"' if ("." in p or '"' in p) else p for p in parts)
+
+
+def _name_part(name: str, part: str, quoted: bool) -> str:
+    if not part.strip() and not quoted:
+        raise ValueError(f"empty part in {name!r}; write a name that contains a dot in double quotes, "
+                         'e.g. \'"daily.events"\'')
+    if not part:
+        raise ValueError(f"empty quoted name in {name!r}")
+    return part
+
+
 def table(name: str, alias: str | None = None) -> exp.Table:
-    """``schema.table`` or ``table`` (split on dots), quoted."""
-    parts = name.split(".")
+    """``schema.table`` or ``table`` (see :func:`split_name`), quoted."""
+    parts = split_name(name)
     node = exp.Table(this=ident(parts[-1]), db=ident(parts[-2]) if len(parts) > 1 else None,
                      catalog=ident(parts[-3]) if len(parts) > 2 else None)
     if alias:
@@ -65,13 +119,18 @@ def count_star() -> exp.Expr:
 
 
 def regex_search(value: exp.Expr, pattern: str, dialect: str) -> exp.Expr:
-    """True when ``pattern`` is found in ``value``: PostgreSQL ``~`` semantics, case-sensitive everywhere."""
+    """True when ``pattern`` is found in ``value``: the regex dialect of :mod:`watchdog.scan.regex`
+    (PostgreSQL ARE, case-sensitive), written out for the database so it means the same on each."""
     if dialect == "mysql":  # MySQL 8 and MariaDB both have REGEXP_INSTR; (?-i) forces case-sensitivity
-        call = exp.Anonymous(this="REGEXP_INSTR", expressions=[value, exp.Literal.string("(?-i)" + pattern)])
+        text = "(?-i)" + regex.translate(pattern, "pcre")
+        call = exp.Anonymous(this="REGEXP_INSTR", expressions=[value, exp.Literal.string(text)])
         return exp.GT(this=call, expression=exp.Literal.number(0))
     if dialect == "postgres":
         value = exp.Cast(this=value, to=exp.DataType.build("text"))
-    return exp.RegexpLike(this=value, expression=exp.Literal.string(pattern))
+        return exp.RegexpLike(this=value, expression=exp.Literal.string(regex.translate(pattern, "postgres")))
+    if dialect in ("sqlite", "strictsqlite"):  # the sandbox's REGEXP function is Python's re
+        return exp.RegexpLike(this=value, expression=exp.Literal.string(regex.translate(pattern, "python")))
+    raise QueryRefused(f"pattern checks run on SQLite, PostgreSQL and MySQL/MariaDB, not on {dialect}")
 
 
 def exact(value: exp.Expr, dialect: str) -> exp.Expr:

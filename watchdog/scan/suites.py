@@ -18,11 +18,12 @@ from pydantic_core import ErrorDetails
 from watchdog.errors import ConfigError
 from watchdog.scan.anomalies import suite_problems
 from watchdog.scan.check_types import Check, check_types
+from watchdog.scan.sqlbuild import split_name
 from watchdog.yaml_lines import DuplicateKeyError, YamlLines, load_with_lines
 
-TOP_LEVEL_KEYS = ("tables", "custom_sql")
+TOP_LEVEL_KEYS = ("tables", "custom_sql", "allow_empty")
 #: options that have fields of their own in a finding, so they are not repeated in ``params``
-NOT_PARAMS = {"name", "description", "severity", "column"}
+NOT_PARAMS = {"name", "description", "severity", "column", "columns"}
 
 
 @dataclass
@@ -117,7 +118,16 @@ class _SuiteReader:
                                      f"expected one of {', '.join(TOP_LEVEL_KEYS)}")
         suite.checks.extend(self.read_tables(data.get("tables") or {}))
         suite.checks.extend(self.read_custom_sql(data.get("custom_sql") or []))
+        self.check_not_empty(suite, data.get("allow_empty", False))
         return (suite if not self.problems else None), self.problems
+
+    def check_not_empty(self, suite: Suite, allow_empty: Any) -> None:
+        """A suite without checks would pass a CI gate without checking anything: refused unless allowed."""
+        if not isinstance(allow_empty, bool):
+            self.problem(("allow_empty",), f"expected true or false, got {_kind(allow_empty)}")
+        elif not suite.checks and not self.problems and not allow_empty:
+            self.problem((), "the suite has no checks, so it would pass without checking anything; add checks "
+                             "under `tables:` or `custom_sql:`, or set `allow_empty: true` if that is intended")
 
     def read_tables(self, tables: Any) -> list[Check]:
         """The checks under ``tables:``, a mapping of table name to a list of checks."""
@@ -126,6 +136,11 @@ class _SuiteReader:
             return []
         checks: list[Check] = []
         for table, entries in tables.items():
+            try:
+                split_name(str(table))
+            except ValueError as exc:
+                self.problem(("tables", table), f"invalid table name: {exc}")
+                continue
             if not isinstance(entries, list):
                 self.problem(("tables", table), f"expected a list of checks, got {_kind(entries)}")
                 continue
@@ -205,6 +220,7 @@ class _SuiteReader:
             return None
         params = {k: v for k, v in options.items() if k not in NOT_PARAMS}
         check = cls(table, parsed, params, source=str(self.path))
+        check.line = self.lines.line(at)
         problems = suite_problems(check)
         for message in problems:
             self.problem(origin.get("anomaly", at), message)

@@ -9,11 +9,13 @@ values into a :class:`Measurement`. It never runs SQL itself.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import date, datetime
 from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 from sqlglot import exp
 
+from watchdog.errors import WatchdogError
 from watchdog.scan import sqlbuild
 from watchdog.scan.check_types.anomaly_options import AnomalyOptions
 
@@ -118,6 +120,8 @@ class Check:
     short_form: ClassVar[str | None] = "column"
     #: thresholds max_count / max_rate make sense (row-level checks)
     row_level: ClassVar[bool] = True
+    #: the scanner reads the table's column types first and sets ``column_kinds`` (on a copy of the check)
+    needs_column_types: ClassVar[bool] = False
 
     def __init__(self, table: str | None, options: Any, params: dict[str, Any], source: str = ""):
         self.table = table
@@ -127,6 +131,15 @@ class Check:
         #: this check's findings in earlier runs of the audit, oldest first (set by the scanner):
         #: ``{"run_id", "started_at", "finding"}`` each
         self.past: list[dict[str, Any]] = []
+
+        #: the line of the suite the check is written on (set by the suite reader)
+        self.line: int | None = None
+        #: ``{column: (kind, declared type)}`` from the catalogue (see ``needs_column_types``)
+        self.column_kinds: dict[str, tuple[str, str]] = {}
+
+    def column_kind(self, column: str | None) -> tuple[str, str]:
+        """(kind, declared type) of ``column``; ``("unknown", "")`` when the catalogue did not say."""
+        return self.column_kinds.get(column or "", ("unknown", ""))
 
     # ---- naming
     @property
@@ -184,6 +197,21 @@ class Check:
         over_count = max_count is not None and m.failing > max_count
         over_rate = max_rate is not None and m.rate is not None and m.rate > max_rate
         return over_count or over_rate
+
+
+class TypeMismatch(WatchdogError):
+    """The check's values and the column's type disagree (the check's status is ``error``)."""
+
+
+def value_kind(value: Any) -> str:
+    """The kind of a value written in a suite: boolean, number, temporal or text."""
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, (date, datetime)):
+        return "temporal"
+    return "text"
 
 
 def as_int(value: Any) -> int:

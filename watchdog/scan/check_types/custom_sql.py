@@ -1,6 +1,9 @@
 """``custom_sql``: a query of the user's, in one of two forms.
 
-* ``sql``: returns one number, the failing rows (the original form);
+* ``sql``: returns one number. By default a count of failing rows: it must be a whole number
+  (``0.016`` is an error, never truncated to a pass) and the check fails above ``max_count``
+  (default 0). With ``min`` and/or ``max`` the number is a measurement instead (``observed``, any
+  real value) and the check fails outside [min, max].
 * ``failing_rows_sql``: returns the failing rows themselves (dbt singular tests, Soda failed-rows
   checks). ``failing`` is their count, counted by the database (``SELECT COUNT(*) FROM (...)``),
   and the samples are its first rows.
@@ -8,6 +11,7 @@
 
 from __future__ import annotations
 
+import math
 from decimal import Decimal
 from typing import Any
 
@@ -37,6 +41,8 @@ class CustomSqlOptions(BaseModel):
     failing_rows_sql: str | None = Field(default=None, min_length=1)
     severity: Severity = "fail"
     max_count: int | None = Field(default=None, ge=0)
+    min: float | None = None
+    max: float | None = None
     description: str | None = None
 
     @model_validator(mode="after")
@@ -46,6 +52,14 @@ class CustomSqlOptions(BaseModel):
                              "'failing_rows_sql' (a query returning the failing rows)")
         if self.sql is not None and self.failing_rows_sql is not None:
             raise ValueError("give one of 'sql' and 'failing_rows_sql', not both")
+        bounded = self.min is not None or self.max is not None
+        if bounded and self.failing_rows_sql is not None:
+            raise ValueError("min/max bound a measurement returned by 'sql', not failing_rows_sql")
+        if bounded and self.max_count is not None:
+            raise ValueError("give max_count (the query counts failing rows) or min/max (the query returns a "
+                             "measurement), not both")
+        if self.min is not None and self.max is not None and self.min > self.max:
+            raise ValueError(f"min ({self.min:g}) is greater than max ({self.max:g})")
         return self
 
 
@@ -59,6 +73,10 @@ class CustomSql(Check):
     Options = CustomSqlOptions
     options: CustomSqlOptions
     short_form = None
+
+    @property
+    def is_metric(self) -> bool:
+        return self.options.min is not None or self.options.max is not None
 
     def _query(self) -> Standalone:
         sql = _clean(self.options.sql or "")
@@ -90,11 +108,26 @@ class CustomSql(Check):
             return Measurement(failing=as_int(values[self._count(dialect)][0]))
         row = values[self._query()]
         value = row[0] if row else None
-        if isinstance(value, Decimal) and value == int(value):
-            value = int(value)
         if isinstance(value, bool) or not isinstance(value, (int, float, Decimal)) or len(row) != 1:
-            raise QueryError(f"custom_sql must return one number (the failing rows); got {tuple(row)!r:.120}")
+            what = "one number" if self.is_metric else "one number (a whole count of failing rows)"
+            raise QueryError(f"custom_sql must return {what}; got {tuple(row)!r:.120}")
+        if self.is_metric:
+            if not math.isfinite(value):
+                raise QueryError(f"custom_sql returned {value}, not a finite number")
+            return Measurement(observed=int(value) if value == int(value) else float(value))
+        if not math.isfinite(value) or value != int(value):
+            raise QueryError(f"custom_sql returned {value}, not a whole number of failing rows; for a "
+                             "real-valued result give `min:` and/or `max:` bounds instead of max_count")
+        if value < 0:
+            raise QueryError(f"custom_sql returned {value}: a count of failing rows cannot be negative")
         return Measurement(failing=int(value))
+
+    def breached(self, m: Measurement) -> bool:
+        if not self.is_metric:
+            return super().breached(m)
+        low, high = self.options.min, self.options.max
+        observed = float(m.observed or 0)
+        return (low is not None and observed < low) or (high is not None and observed > high)
 
     def finding_sql(self, dialect: str) -> str:
         if self.options.failing_rows_sql:

@@ -27,8 +27,8 @@ class ForeignKeyOptions(ColumnOptions):
     @field_validator("references")
     @classmethod
     def _table_dot_column(cls, value: str) -> str:
-        parts = value.split(".")
-        if len(parts) < 2 or not all(p.strip() for p in parts):
+        parts = sqlbuild.split_name(value, max_parts=4)
+        if len(parts) < 2:
             raise ValueError(f"expected table.column (e.g. companies.id), got {value!r}")
         return value
 
@@ -37,21 +37,37 @@ class ForeignKeyOptions(ColumnOptions):
 class ForeignKey(Check):
     kind = "foreign_key"
     Options = ForeignKeyOptions
+    needs_column_types = True
     options: ForeignKeyOptions
 
     def _orphans_where(self, dialect: str) -> exp.Expr:
-        ref_table, _, ref_column = self.options.references.rpartition(".")
+        *table_parts, ref_column = sqlbuild.split_name(self.options.references, max_parts=4)
+        ref_table = sqlbuild.join_name(table_parts)
         child_col = sqlbuild.column(self.column or "", CHILD)
-        parent = (
-            exp.select(exp.Literal.number(1))
-            .from_(sqlbuild.table(ref_table, alias=PARENT))
-            .where(exp.EQ(this=sqlbuild.column(ref_column, PARENT), expression=child_col.copy()))
-        )
-        return sqlbuild.and_all(
-            exp.Not(this=exp.Is(this=child_col, expression=exp.Null())),
-            self.filter(dialect),
-            exp.Not(this=exp.Exists(this=parent)),
-        )
+        parent_col = sqlbuild.column(ref_column, PARENT)
+        if dialect == "mysql" and self.column_kind(self.column)[0] != "number":
+            # MySQL/MariaDB's default collations match 'A' and 'a ' to 'a', so values are compared as
+            # bytes; and not with a correlated NOT EXISTS, whose subquery cache MariaDB keys by the
+            # collation ('A' would reuse the answer for 'a'): an uncorrelated NOT IN over non-NULL parents.
+            # Numeric keys have no collation: they keep the NOT EXISTS, which can use the parent's index.
+            parents = (
+                exp.select(sqlbuild.exact(parent_col.copy(), dialect))
+                .from_(sqlbuild.table(ref_table, alias=PARENT))
+                .where(exp.Not(this=exp.Is(this=parent_col.copy(), expression=exp.Null())))
+            )
+            orphan: exp.Expr = exp.Not(this=exp.In(this=sqlbuild.exact(child_col.copy(), dialect),
+                                                         query=parents.subquery()))
+        else:
+            parent = (
+                exp.select(exp.Literal.number(1))
+                .from_(sqlbuild.table(ref_table, alias=PARENT))
+                .where(exp.EQ(this=parent_col, expression=child_col.copy()))
+            )
+            orphan = exp.Not(this=exp.Exists(this=parent))
+        where = sqlbuild.and_all(exp.Not(this=exp.Is(this=child_col, expression=exp.Null())), self.filter(dialect),
+                                 orphan)
+        assert where is not None
+        return where
 
     def _orphans_query(self, dialect: str) -> Standalone:
         query = exp.select(sqlbuild.count_star()).from_(sqlbuild.table(self.table or "", alias=CHILD))

@@ -1,14 +1,13 @@
 """``pattern``: non-null values in which the regex is not found (PostgreSQL ``~`` semantics).
 
 With ``match: false`` the regex must NOT be found: failing rows are non-null values in which it is.
+The regex dialect, and how it is written for each database, is :mod:`watchdog.scan.regex`.
 """
-
-import re
 
 from pydantic import Field, field_validator
 from sqlglot import exp
 
-from watchdog.scan import sqlbuild
+from watchdog.scan import regex, sqlbuild
 from watchdog.scan.check_types.base import ColumnOptions, register
 from watchdog.scan.check_types.row_condition import RowConditionCheck
 
@@ -22,9 +21,9 @@ class PatternOptions(ColumnOptions):
     @classmethod
     def _compiles(cls, value: str) -> str:
         try:
-            re.compile(value)
-        except re.error as exc:
-            raise ValueError(f"not a valid regular expression: {exc}") from None
+            regex.parse(value)
+        except regex.RegexError as exc:
+            raise ValueError(f"regex {value!r} is not a valid regular expression on every database: {exc}") from None
         return value
 
 

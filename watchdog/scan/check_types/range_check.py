@@ -1,4 +1,10 @@
-"""``range``: non-null values outside [min, max] (inclusive; either bound may be left out)."""
+"""``range``: non-null values outside [min, max] (inclusive; either bound may be left out).
+
+The bounds must suit the column's type, read from the catalogue: numbers on a numeric column; dates or
+text on a date/time or text column (text holding ISO dates compares as text). Anything else, such as
+numeric bounds on a TEXT column, is the same ``error`` on every database ("the types disagree"),
+never a comparison each database would make its own way.
+"""
 
 from datetime import date, datetime
 
@@ -6,7 +12,7 @@ from pydantic import model_validator
 from sqlglot import exp
 
 from watchdog.scan import sqlbuild
-from watchdog.scan.check_types.base import ColumnOptions, register
+from watchdog.scan.check_types.base import ColumnOptions, TypeMismatch, register, value_kind
 from watchdog.scan.check_types.row_condition import RowConditionCheck
 
 Bound = int | float | str | date | datetime
@@ -45,13 +51,32 @@ def _bound(value: Bound) -> exp.Expr:
     return sqlbuild.literal(value)
 
 
+#: the column kinds each kind of bound can be compared with (unknown: the catalogue did not say)
+COMPARABLE = {
+    "number": {"number", "other", "unknown"},
+    "temporal": {"temporal", "text", "other", "unknown"},  # on text: ISO text compared as text
+    "text": {"text", "temporal", "other", "unknown"},
+}
+
+
 @register
 class Range(RowConditionCheck):
     kind = "range"
     Options = RangeOptions
+    needs_column_types = True
     options: RangeOptions
 
+    def _check_types(self) -> None:
+        kind, declared = self.column_kind(self.column)
+        for which in ("min", "max"):
+            bound = getattr(self.options, which)
+            if bound is not None and kind not in COMPARABLE.get(value_kind(bound), set()):
+                raise TypeMismatch(
+                    f"the types disagree: {which} {bound!r} is {value_kind(bound)} but column {self.column!r} is "
+                    f"{declared} ({kind}); give {_advice(kind)} bounds, or check a column of matching type")
+
     def condition(self, dialect: str) -> exp.Expr:
+        self._check_types()
         col = sqlbuild.column(self.column or "")
         outside: list[exp.Expr] = []
         if self.options.min is not None:
@@ -60,3 +85,8 @@ class Range(RowConditionCheck):
             outside.append(exp.GT(this=col.copy(), expression=_bound(self.options.max)))
         either = exp.Paren(this=exp.or_(*outside)) if len(outside) > 1 else outside[0]
         return exp.and_(exp.Not(this=exp.Is(this=col.copy(), expression=exp.Null())), either)
+
+
+def _advice(kind: str) -> str:
+    return {"number": "numeric", "text": "text (quoted) or date", "temporal": "date or text",
+            "boolean": "no"}.get(kind, "matching")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import Field
+from pydantic import Field, model_validator
 from sqlglot import exp
 
 from watchdog.scan import sqlbuild
@@ -29,7 +29,25 @@ GROUP_ROWS = "wd_group_rows"
 
 
 class UniqueOptions(RowCheckOptions):
-    column: str | list[str] = Field(min_length=1)
+    """``column: a``, ``column: [a, b]`` or ``columns: [a, b]`` (findings call a compound key ``columns``)."""
+
+    column: str | list[str] | None = Field(default=None, min_length=1)
+    columns: list[str] | None = Field(default=None, min_length=1)
+
+    @model_validator(mode="after")
+    def _one_key(self) -> UniqueOptions:
+        if (self.column is None) == (self.columns is None):
+            raise ValueError("give the key as `column:` (one column or a list) or `columns:` (a list), not "
+                             + ("both" if self.column is not None else "neither"))
+        for name in self.key:
+            if not name:
+                raise ValueError("a key column name is empty")
+        return self
+
+    @property
+    def key(self) -> list[str]:
+        value = self.columns if self.columns is not None else self.column
+        return [value] if isinstance(value, str) else list(value or [])
 
 
 @register
@@ -40,8 +58,7 @@ class Unique(Check):
 
     @property
     def key_columns(self) -> list[str]:
-        value = self.options.column
-        return [value] if isinstance(value, str) else list(value)
+        return list(self.options.key)
 
     @property
     def column(self) -> str | None:

@@ -1,0 +1,180 @@
+"""Profile / suggest benchmark: are suggested suites sound, how much do they catch, what do they cost?
+
+    python -m bench.profile_bench [--rows 1000000] [--skip-timing]
+
+Quality (SQLite): a suite is suggested from each raha dataset's clean.csv (loaded as it comes, every
+column TEXT) and from Chinook; it must pass with zero failures on that same data. The raha suite is
+then run on dirty.csv (same row and column positions; headers renamed to the clean ones) and every
+failing row of each failing check on a column flags that cell; we report the share of wrong cells
+(dirty != clean) flagged, and how many flagged cells were in fact right. The demo CRM suite must
+validate and run without edits.
+
+Cost: at ``--rows`` rows (bench/datagen.py tables, SQLite and PostgreSQL), the time of ``profile``
+and of ``suggest`` (profile + every suggestion run) as a ratio to one ``SELECT count(*)`` over the
+same tables, all in this process through the sandbox. Medians of 3.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import shutil
+import sqlite3
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from sqlglot import exp
+
+from watchdog.profile.suggest import profile_database, suggest_suite
+from watchdog.sandbox import Sandbox
+from watchdog.scan.scanner import scan
+from watchdog.scan.suites import load_suite
+
+HERE = Path(__file__).resolve().parent
+SHARED = HERE.parent.parent / "shared" / "datasets"
+RAHA = ("hospital", "flights", "beers")
+
+
+def load_csv(path: Path, db: Path, table: str, header: list[str] | None = None) -> tuple[list[str], list[list[str]]]:
+    with path.open(newline="", encoding="utf-8") as fh:
+        rows = list(csv.reader(fh))
+    cols = header or rows[0]
+    body = [[c.strip("\r") for c in r] for r in rows[1:]]
+    conn = sqlite3.connect(db)
+    conn.execute(f'CREATE TABLE "{table}" ({", ".join(chr(34) + c + chr(34) + " TEXT" for c in cols)})')
+    conn.executemany(f'INSERT INTO "{table}" VALUES ({", ".join("?" * len(cols))})',
+                     [[None if v == "" else v for v in r] for r in body])
+    conn.commit()
+    conn.close()
+    return cols, body
+
+
+def flagged_cells(box: Sandbox, suite_path: Path, cols: list[str]) -> tuple[dict[str, Any], set[tuple[int, int]]]:
+    checks = load_suite(suite_path).checks
+    doc = scan(box, checks, sample=0)
+    cells: set[tuple[int, int]] = set()
+    for check, finding in zip(checks, doc.findings, strict=True):
+        if finding.status not in ("fail", "warn"):
+            continue
+        columns = check.columns or ([check.column] if check.column else [])
+        query = check.failing_rows(box.dialect)
+        if not columns or not isinstance(query, exp.Select):
+            continue
+        source = query.args["from_"].this if "from_" in query.args else query.args["from"].this
+        alias = source.alias_or_name
+        query = query.select(exp.column("rowid", table=alias), append=False)
+        rowids = [r[0] for r in box.query(query.sql(dialect=box.dialect), max_rows=10_000_000).rows]
+        for name in columns:
+            cells.update((int(rid) - 1, cols.index(name)) for rid in rowids)
+    return doc.summary.model_dump(), cells
+
+
+def raha(name: str, work: Path) -> dict[str, Any]:
+    folder = SHARED / f"raha_{name}"
+    clean_db, dirty_db = work / f"{name}_clean.db", work / f"{name}_dirty.db"
+    cols, clean = load_csv(folder / "clean.csv", clean_db, name)
+    _, dirty = load_csv(folder / "dirty.csv", dirty_db, name, header=cols)
+    suite = work / f"{name}.yaml"
+    with Sandbox(f"sqlite:///{clean_db}", timeout_s=120) as box:
+        result = suggest_suite(box, profile_database(box))
+        suite.write_text(result.text)
+        on_clean = scan(box, load_suite(suite).checks, sample=0).summary
+    wrong = {(r, c) for r, row in enumerate(dirty) for c, v in enumerate(row) if v != clean[r][c]}
+    with Sandbox(f"sqlite:///{dirty_db}", timeout_s=120) as box:
+        summary, flagged = flagged_cells(box, suite, cols)
+    caught = wrong & flagged
+    return {"dataset": f"raha_{name}", "checks": on_clean.checks, "commented_out": len(result.commented),
+            "failures_on_clean": on_clean.failed + on_clean.warned + on_clean.errors,
+            "checks_failing_on_dirty": summary["failed"], "wrong_cells": len(wrong), "caught": len(caught),
+            "caught_share": round(len(caught) / len(wrong), 4) if wrong else None,
+            "flagged_right_cells": len(flagged - wrong)}
+
+
+def chinook(work: Path) -> dict[str, Any]:
+    db = work / "chinook.db"
+    shutil.copy(SHARED / "chinook" / "Chinook_Sqlite.sqlite", db)
+    with Sandbox(f"sqlite:///{db}", timeout_s=120) as box:
+        result = suggest_suite(box, profile_database(box))
+        path = work / "chinook.yaml"
+        path.write_text(result.text)
+        s = scan(box, load_suite(path).checks, sample=0).summary
+    return {"dataset": "chinook", "checks": s.checks, "commented_out": len(result.commented),
+            "failures_on_source": s.failed + s.warned + s.errors}
+
+
+def demo(work: Path) -> dict[str, Any]:
+    from watchdog.run.demo_data import build_demo_database
+
+    db = work / "crm.db"
+    build_demo_database(db)
+    with Sandbox(f"sqlite:///{db}", timeout_s=120) as box:
+        result = suggest_suite(box, profile_database(box))
+        path = work / "crm.yaml"
+        path.write_text(result.text)
+        s = scan(box, load_suite(path).checks, sample=0).summary
+    return {"dataset": "demo_crm", "checks": s.checks, "commented_out": len(result.commented),
+            "failures": s.failed + s.warned, "errors": s.errors, "notes": result.notes}
+
+
+def timing(url: str, label: str, rows: int, reps: int = 3) -> dict[str, Any]:
+    def median(fn: Any) -> float:
+        times = []
+        for _ in range(reps):
+            start = time.perf_counter()
+            fn()
+            times.append(time.perf_counter() - start)
+        return statistics.median(times)
+
+    with Sandbox(url, timeout_s=1800) as box:
+        tables = ["customers", "orders"]
+        count = median(lambda: [box.query(f'SELECT count(*) FROM "{t}"').scalar() for t in tables])
+        print(f"{label}: count(*) {count:.3f} s", flush=True)
+        prof = median(lambda: profile_database(box, tables))
+        print(f"{label}: profile {prof:.3f} s", flush=True)
+        sugg = median(lambda: suggest_suite(box, profile_database(box, tables)))
+    return {"db": label, "rows_per_table": rows, "count_s": round(count, 3), "profile_s": round(prof, 3),
+            "suggest_s": round(sugg, 3), "profile_ratio": round(prof / count, 2),
+            "suggest_ratio": round(sugg / count, 2)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rows", type=int, default=1_000_000)
+    parser.add_argument("--skip-timing", action="store_true")
+    parser.add_argument("--skip-quality", action="store_true")
+    parser.add_argument("--reps", type=int, default=3, help="timing runs per figure (the median is kept)")
+    parser.add_argument("--pg-admin", default="postgresql+psycopg://postgres@127.0.0.1:5432/postgres")
+    args = parser.parse_args()
+    out: dict[str, Any] = {"quality": [], "timing": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        for name in RAHA if not args.skip_quality else ():
+            out["quality"].append(raha(name, work))
+            print(json.dumps(out["quality"][-1]), flush=True)
+        for extra in (chinook, demo) if not args.skip_quality else ():
+            out["quality"].append(extra(work))
+            print(json.dumps(out["quality"][-1]), flush=True)
+    if not args.skip_timing:
+        from bench import datagen
+
+        datagen.create_pg_database(args.pg_admin)
+        datagen.build_postgres(args.pg_admin, args.rows)
+        out["timing"].append(timing(datagen.pg_url(args.pg_admin), "PostgreSQL", args.rows, args.reps))
+        print(json.dumps(out["timing"][-1]), flush=True)
+        datagen.drop_pg_database(args.pg_admin)
+        path, _ = datagen.build_sqlite(HERE / "data", args.rows)
+        out["timing"].append(timing(f"sqlite:///{path}", "SQLite", args.rows, args.reps))
+        print(json.dumps(out["timing"][-1]), flush=True)
+    results = HERE / "results"
+    results.mkdir(exist_ok=True)
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    (results / f"profile-{stamp}.json").write_text(json.dumps(out, indent=2, default=str))
+    print(f"results: bench/results/profile-{stamp}.json")
+
+
+if __name__ == "__main__":
+    main()

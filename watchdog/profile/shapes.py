@@ -1,0 +1,29 @@
+"""Common value shapes, each a regex that means the same on SQLite, PostgreSQL and MariaDB.
+
+Only constructs all three engines read alike are used: anchors, bracket sets of literal
+characters and ranges (no ``\\d`` / ``\\w`` / POSIX classes), groups, ``|``, ``?``, ``+``, ``{m,n}``.
+Order matters: the first shape that fits a column is the one a suggestion uses (most specific first).
+"""
+
+from __future__ import annotations
+
+SHAPES: dict[str, str] = {
+    "uuid": "^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$",
+    "email": "^[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+([.][A-Za-z0-9-]+)*[.][A-Za-z]{2,}$",
+    "url": "^(https?|ftp)://[A-Za-z0-9.-]+(:[0-9]+)?(/[^ ]*)?$",
+    "iso_date": "^[0-9]{4}-[0-9]{2}-[0-9]{2}"
+                "([ T][0-9]{2}:[0-9]{2}(:[0-9]{2}([.][0-9]+)?)?(Z|[+-][0-9]{2}:?[0-9]{2})?)?$",
+    "zip": "^[0-9]{5}(-[0-9]{4})?$",
+    "phone": "^[+]?[0-9]?[ .-]?[(]?[0-9]{3}[)]?[ .-]?[0-9]{3}[ .-]?[0-9]{4}$",
+    "numeric": "^[+-]?[0-9]+([.][0-9]+)?$",
+}
+
+DESCRIPTIONS: dict[str, str] = {
+    "uuid": "a UUID",
+    "email": "an email address (name@domain.tld)",
+    "url": "an http(s)/ftp URL",
+    "iso_date": "an ISO 8601 date or timestamp",
+    "zip": "a US ZIP code (5 or 5+4 digits)",
+    "phone": "a phone number (10 digits, optional +1, separators)",
+    "numeric": "a decimal number written as text",
+}
