@@ -203,7 +203,6 @@ class RoleTokens(_Strict):
 
 class LocalModel(_Strict):
     """A llama.cpp server started on 127.0.0.1 for the run and stopped after it (nothing is downloaded)."""
-
     model: str
     context: int = Field(default=16384, ge=512)
     threads: int = Field(default=2, ge=1, le=256)
@@ -218,10 +217,9 @@ class LLMConfig(_Strict):
     models: RoleModels = Field(default_factory=RoleModels)
     max_output_tokens: RoleTokens = Field(default_factory=RoleTokens)
     temperature: float = Field(default=0.2, ge=0, le=2)
-    #: how long a call may wait for its first token (a local server reads the whole prompt first: minutes on CPU)
+    #: the wait for a call's first token (a local server reads the whole prompt first: minutes on CPU)
     request_timeout_s: float = Field(default=600.0, gt=0)
-    #: once tokens flow, a call is cut when no token arrives for this long (streamed calls: no total limit)
-    idle_timeout_s: float = Field(default=60.0, gt=0)
+    idle_timeout_s: float = Field(default=60.0, gt=0)  #: then cut when no token comes for this long
     max_attempts: int = Field(default=4, ge=1, le=10)
     retry_wait_max_s: float = Field(default=8.0, ge=0)
     max_fix_rounds: int = Field(default=3, ge=0, le=10)
@@ -230,18 +228,16 @@ class LLMConfig(_Strict):
     use_planner: bool = False
     tool_budget: int = Field(default=5, ge=0, le=50)
     tool_max_rows: int = Field(default=20, gt=0, le=200)
-    #: program: the program renders the findings table and every number-bearing line, the model writes the
-    #: summary, priorities, causes and fixes around them; model: the model writes the whole report
+    #: program: the program writes the table and every number, the model the prose around them; model: all of it
     table: Literal["program", "model"] = "model"
-    #: the evaluator model's review: gate (its issues get a fix round), advisory (recorded only), off (not called)
+    #: the evaluator's review: gate (its issues get a fix round), advisory (recorded only), off (not called)
     review: Literal["gate", "advisory", "off"] = "gate"
-    #: a GGUF file served by llama.cpp on loopback for the run (``pip install 'watchdog-dq[local]'``)
-    local: LocalModel | None = None
+    local: LocalModel | None = None  #: a GGUF file served by llama.cpp for the run (watchdog-dq[local])
 
     @field_validator("review", mode="before")
     @classmethod
-    def _review_off(cls, value: Any) -> Any:
-        return "off" if value is False else value  # YAML 1.1 reads a bare `review: off` as false
+    def _review_off(cls, value: Any) -> Any:  # YAML 1.1 reads a bare `review: off` as false
+        return "off" if value is False else value
 
     def endpoint(self) -> tuple[str | None, str | None]:
         """(base_url, api_key), config first, then the environment; empty strings count as unset."""
