@@ -18,14 +18,16 @@ from typing import Any
 from bench import report
 from bench.common import BENCH, GX_PYTHON, SODA_PYTHON, machine, peer_version
 
-PARTS = ("scan", "verify", "llm", "scheduler")
+PARTS = ("scan", "sparse", "verify", "llm", "scheduler")
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="bench/run", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--rows", default="100000,1000000", help="rows per table, comma-separated (multiples of 1000)")
-    p.add_argument("--big", action="store_true", help="also 10,000,000 rows per table")
+    p.add_argument("--big", action="store_true", help="also 10,000,000 rows per table on every backend")
+    p.add_argument("--pg-rows", default="10000000",
+                   help="extra sizes for PostgreSQL alone, comma-separated (default 10000000; '' for none)")
     p.add_argument("--reps", type=int, default=5, help="timed repetitions per tool (default 5)")
     p.add_argument("--peer-reps", type=int, default=None,
                    help="repetitions for GX and Soda (default: --reps, or 3 when a peer's warm-up exceeds --peer-slow)")
@@ -39,6 +41,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
                    help="an admin URL; the benchmark creates and drops the database wd_bench")
     p.add_argument("--data-dir", type=Path, default=Path(os.environ.get("WATCHDOG_BENCH_DATA", "/tmp/watchdog-bench")),
                    help="where the generated SQLite files are kept (default /tmp/watchdog-bench)")
+    p.add_argument("--sparse-rows", type=int, default=1_000_000,
+                   help="rows of the sparse-defects table (20 checks failing on 1-3 rows each; default 1000000)")
     p.add_argument("--fixed-rows", type=int, default=1000,
                    help="also a tiny size (3 reps) to show each tool's fixed cost; 0: skip (default 1000)")
     p.add_argument("--idle", type=float, default=60.0, help="seconds the scheduler is watched while idle (default 60)")
@@ -54,9 +58,11 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     args.sizes = [int(x.replace("_", "")) for x in args.rows.split(",") if x.strip()]
     if args.quick:
         args.sizes, args.reps, args.idle, args.llm_reps, args.fixed_rows = [100_000], 3, 10.0, 1, 0
+        args.pg_rows = ""
     elif args.big and 10_000_000 not in args.sizes:
         args.sizes.append(10_000_000)
-    if any(n % 1000 or n <= 0 for n in [*args.sizes, *([args.fixed_rows] if args.fixed_rows else [])]):
+    args.pg_sizes = [int(x.replace("_", "")) for x in args.pg_rows.split(",") if x.strip()]
+    if any(n % 1000 or n <= 0 for n in [*args.sizes, *args.pg_sizes, *([args.fixed_rows] if args.fixed_rows else [])]):
         p.error("--rows must be positive multiples of 1000")
     args.backend_list = tuple(b.strip() for b in args.backends.split(",") if b.strip())
     return args
@@ -97,19 +103,36 @@ def main(argv: list[str] | None = None) -> int:
     if "scan" in args.parts:
         from bench.scan_bench import run_scan_bench
 
-        log(f"scan speed: rows {args.sizes}, {args.reps} reps, backends {args.backend_list}")
+        log(f"scan speed: rows {args.sizes} (PostgreSQL also {args.pg_sizes}), {args.reps} reps, "
+            f"backends {args.backend_list}")
         result["scan"] = run_scan_bench(args.sizes, data_dir=args.data_dir, pg_admin=args.pg_url, reps=args.reps,
                                         peer_reps=args.peer_reps, peer_slow_s=args.peer_slow,
                                         with_peers=not args.no_peers, backends=args.backend_list, log=log,
-                                        fixed_rows=args.fixed_rows)
+                                        fixed_rows=args.fixed_rows, pg_only_sizes=args.pg_sizes)
         from bench import diagnostics
 
         log("diagnostics: start-up and SQLite REGEXP")
         regexp_rows = max([n for n in args.sizes if n <= 1_000_000] or [min(args.sizes)])
         sqlite_file = args.data_dir / f"bench_{regexp_rows}.sqlite"
-        result["diagnostics"] = {"startup": diagnostics.startup(peers=not args.no_peers),
+        startup = diagnostics.startup(peers=not args.no_peers)
+        result["diagnostics"] = {"startup": startup, "startup_ratios": diagnostics.startup_ratios(startup),
                                  "sqlite_regexp": diagnostics.sqlite_regexp(sqlite_file)
                                  if "sqlite" in args.backend_list and sqlite_file.is_file() else None}
+    if "sparse" in args.parts:
+        from bench import datagen
+        from bench.sparse import bench_sparse
+
+        rows = 100_000 if args.quick else args.sparse_rows
+        log(f"sparse defects: {rows:,} rows, 20 checks failing on 1-3 rows each, {args.reps} reps")
+        pg = datagen.pg_url(args.pg_url) if "postgresql" in args.backend_list else None
+        if pg:
+            datagen.create_pg_database(args.pg_url)
+        try:
+            result["sparse"] = bench_sparse(rows, args.backend_list, data_dir=args.data_dir,
+                                            pg_url=datagen._psycopg_dsn(pg) if pg else None, reps=args.reps, log=log)
+        finally:
+            if pg:
+                datagen.drop_pg_database(args.pg_url)
     if "verify" in args.parts:
         from bench.verify_bench import run_verify_bench
 
@@ -145,6 +168,8 @@ def render(result: dict[str, Any]) -> str:
            f"total: {result['total_s']:.0f}s", ""]
     if "scan" in result:
         out += [report.scan_tables(result["scan"]), "", report.targets(result["scan"]), ""]
+    if "sparse" in result:
+        out += [report.sparse_table(result["sparse"]), ""]
     if "diagnostics" in result:
         out += [report.diagnostics_table(result["diagnostics"]), ""]
     if "verify" in result:

@@ -16,12 +16,18 @@ SQLite is generated with ``INSERT ... SELECT`` over a recursive CTE, PostgreSQL 
 from __future__ import annotations
 
 import json
+import os
+import re
 import sqlite3
 import time
 from pathlib import Path
 
 GENERATOR_VERSION = 3
-PG_DATABASE = "wd_bench"
+#: the database the benchmark creates and drops (WATCHDOG_BENCH_PG_DATABASE: another name, so that two
+#: benchmark runs on one server do not drop each other's tables)
+PG_DATABASE = os.environ.get("WATCHDOG_BENCH_PG_DATABASE", "wd_bench")
+if not re.fullmatch(r"[a-z_][a-z0-9_]{0,62}", PG_DATABASE):
+    raise SystemExit(f"WATCHDOG_BENCH_PG_DATABASE must be a plain lower-case name, got {PG_DATABASE!r}")
 
 #: (check name, first remainder, last remainder) of each planted defect, per 1,000 rows
 PLANTED = {

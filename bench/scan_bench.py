@@ -187,18 +187,20 @@ def _ratios(cells: dict[str, Cell]) -> dict[str, float | None]:
 
 def run_scan_bench(sizes: list[int], *, data_dir: Path, pg_admin: str, reps: int, peer_reps: int | None,
                    peer_slow_s: float, with_peers: bool, backends: tuple[str, ...], log: Any,
-                   fixed_rows: int = 0, fixed_reps: int = 3) -> dict[str, Any]:
-    """Every size on every backend; ``fixed_rows`` (if any) first, with ``fixed_reps``: the fixed cost."""
+                   fixed_rows: int = 0, fixed_reps: int = 3, pg_only_sizes: list[int] | None = None) -> dict[str, Any]:
+    """Every size on every backend; ``fixed_rows`` (if any) first, with ``fixed_reps``: the fixed cost;
+    then ``pg_only_sizes`` on PostgreSQL alone."""
     results: list[dict[str, Any]] = []
     generation: list[dict[str, Any]] = []
     plan = ([(fixed_rows, min(fixed_reps, reps))] if fixed_rows else []) + [(n, reps) for n in sizes]
+    plan += [(n, reps) for n in pg_only_sizes or [] if n not in sizes]
     if "postgresql" in backends:
         datagen.create_pg_database(pg_admin)
     try:
         for rows, n_reps in plan:
             common = dict(data_dir=data_dir, pg_admin=pg_admin, reps=n_reps, peer_reps=peer_reps,
                           peer_slow_s=peer_slow_s, with_peers=with_peers, log=log)
-            if "sqlite" in backends:
+            if "sqlite" in backends and (rows in sizes or rows == fixed_rows):
                 _, took = datagen.build_sqlite(data_dir, rows)
                 generation.append({"rows": rows, "backend": "sqlite",
                                    "seconds": None if took is None else round(took, 1), "reused": took is None})

@@ -1,4 +1,5 @@
-"""Report truthfulness: ``verify_fn`` on the labelled corpus (tests/verify_corpus/cases.yaml).
+"""Report truthfulness: ``verify_fn`` on the labelled corpus (tests/verify_corpus/cases.yaml) and on the
+real drafts of small local models (tests/verify_corpus/real.yaml, raw outputs in real/).
 
 Loads the cases as tests/test_verify_corpus.py does (``report``, ``"@template"`` rendered from the
 findings, or ``base`` + ``replace``), then measures: false alarms on correct reports (target 0), the
@@ -66,6 +67,52 @@ def _expected_items_found(case: dict[str, Any], bad: list[Any]) -> bool:
     return True
 
 
+def load_real(corpus: Path = CORPUS) -> list[dict[str, Any]]:
+    """The real drafts with their raw text and findings, in the shape of :func:`load_cases`."""
+    from watchdog.findings import FindingsDoc
+
+    path = corpus / "real.yaml"
+    if not path.is_file():
+        return []
+    docs: dict[str, Any] = {}
+    out = []
+    for d in yaml.safe_load(path.read_text(encoding="utf-8"))["drafts"]:
+        if d["findings"] not in docs:
+            docs[d["findings"]] = FindingsDoc.load(corpus / d["findings"])
+        out.append({**d, "text": (corpus / "real" / f"{d['id']}.md").read_text(encoding="utf-8"),
+                    "doc": docs[d["findings"]]})
+    return out
+
+
+def run_real_bench(passes: int = 5) -> dict[str, Any]:
+    """Real drafts: false alarms (bad items no label expects), labelled items detected, ms per draft."""
+    from watchdog.verify import verify_fn
+
+    drafts = load_real()
+    expected = detected = false_alarms = 0
+    clean = [d for d in drafts if d["expect"] == "pass"]
+    for d in drafts:
+        unmatched = list(verify_fn(d["text"], d["doc"]).bad)
+        for want in ([] if d["expect"] == "pass" else d["expect"]):
+            expected += 1
+            hit = next((b for b in unmatched if b.finding == want["finding"] and str(want["actual"]) in b.actual),
+                       None)
+            if hit is not None:
+                detected += 1
+                unmatched.remove(hit)
+        false_alarms += len(unmatched)
+    per_ms = []
+    for _ in range(passes):
+        start = time.perf_counter()
+        for d in drafts:
+            verify_fn(d["text"], d["doc"])
+        per_ms.append((time.perf_counter() - start) / max(len(drafts), 1) * 1000)
+    return {"drafts": len(drafts), "models": sorted({d["model"] for d in drafts}), "correct_drafts": len(clean),
+            "labelled_items": expected, "detected": detected, "false_alarms": false_alarms,
+            "cut_off_drafts": sum(1 for d in drafts if d["finish_reason"] == "length"),
+            "ms_per_draft": {"median": round(statistics.median(per_ms), 2) if per_ms else None}}
+
+
 def run_verify_bench(passes: int = 5) -> dict[str, Any]:
     from watchdog.verify import verify_fn
 
@@ -108,4 +155,5 @@ def run_verify_bench(passes: int = 5) -> dict[str, Any]:
         "ms_per_report": {"median": round(statistics.median(per_report_ms), 2), "min": round(min(per_report_ms), 2),
                           "max": round(max(per_report_ms), 2), "passes": passes},
         "slowest_report": {"id": slowest[1], "ms": round(slowest[0], 2), "chars": slowest[2]},
+        "real": run_real_bench(passes),
     }

@@ -94,6 +94,25 @@ def _in_subquery(tree: exp.Expression) -> bool:
     return any(node.args.get("query") is not None for node in tree.find_all(exp.In))
 
 
+def carries_count(tree: exp.Expression) -> bool:
+    """A count carried by a window over the whole result (``COUNT(*) OVER ()`` first), with a LIMIT: the
+    figures and a few sample rows from one statement."""
+    first = tree.expressions[0].unalias() if isinstance(tree, exp.Select) and tree.expressions else None
+    return (isinstance(first, exp.Window) and isinstance(first.this, exp.AggFunc)
+            and not first.args.get("partition_by") and tree.args.get("limit") is not None)
+
+
+def limits(tree: exp.Expression) -> list[int]:
+    """The LIMIT of every SELECT that reads a table directly."""
+    return [int(s.args["limit"].expression.name) if s.args.get("limit") else -1
+            for s in tree.find_all(exp.Select) if isinstance(s.args.get("from_") and s.args["from_"].this, exp.Table)]
+
+
+def is_sample(tree: exp.Expression) -> bool:
+    """A SELECT with a LIMIT, or a UNION ALL of them: every read of the table is capped."""
+    return isinstance(tree, (exp.Select, exp.Union)) and all(n >= 0 for n in limits(tree))
+
+
 def kinds(statements: list[str], dialect: str) -> dict[str, int]:
     """Tally the statements by what they do."""
     tally = {"batch": 0, "group_by": 0, "anti_join": 0, "sample": 0, "other": 0}
@@ -101,11 +120,11 @@ def kinds(statements: list[str], dialect: str) -> dict[str, int]:
         tree = parse(sql, dialect)
         if is_table_batch(tree, "orders"):
             tally["batch"] += 1
-        elif is_aggregate_read(tree) and tree.find(exp.Group):
+        elif (is_aggregate_read(tree) or carries_count(tree)) and tree.find(exp.Group):
             tally["group_by"] += 1
-        elif is_aggregate_read(tree) and (tree.find(exp.Exists) or _in_subquery(tree)):
+        elif (is_aggregate_read(tree) or carries_count(tree)) and (tree.find(exp.Exists) or _in_subquery(tree)):
             tally["anti_join"] += 1
-        elif isinstance(tree, exp.Select) and tree.args.get("limit") is not None:
+        elif is_sample(tree):
             tally["sample"] += 1
         else:
             tally["other"] += 1
@@ -134,11 +153,13 @@ def test_samples_are_fetched_only_for_breaching_checks(database, tmp_path):
     doc, sent, dialect = scan_recording(database, load_checks(tmp_path, AGGREGATE_CHECKS + KEYED_CHECKS), sample=2)
     breaching = {f.name for f in doc.findings if f.status != "pass"}
     assert breaching == {"orders.email.not_null", "orders.amount.range"}
-    assert kinds(sent, dialect) == {"batch": 1, "group_by": 2, "anti_join": 1, "sample": 2, "other": 0}
+    # both samples come from one statement: one read of orders, stopped after the 2 + 3 failing rows
+    assert kinds(sent, dialect) == {"batch": 1, "group_by": 2, "anti_join": 1, "sample": 1, "other": 0}
     for f in doc.findings:
         assert len(f.sample) == (2 if f.name in breaching else 0)
-    samples = [parse(sql, dialect) for sql in sent if not is_aggregate_read(parse(sql, dialect))]
-    assert all(int(tree.args["limit"].expression.name) == 2 for tree in samples)
+    samples = [parse(sql, dialect) for sql in sent if kinds([sql], dialect)["sample"]]
+    assert [limits(tree) for tree in samples] == [[5]]
+    assert [row["id"] for row in doc.findings[1].sample] == [1, 2]  # the first failing rows in table order
 
 
 def test_checks_with_a_different_where_get_their_own_select(database, tmp_path):
@@ -240,13 +261,18 @@ def test_no_statement_selects_rows_to_count_them(database, tmp_path, sample):
     doc, sent, dialect = scan_recording(database, checks, sample=sample)
     with Sandbox(database.url) as sandbox:
         # the scanner plans checks with their columns' types (read from the catalogue first)
-        planned = [s.sql for s in plan(with_column_types(sandbox, checks), sandbox.dialect).statements]
-    counting = [sql for sql in sent if is_aggregate_read(parse(sql, dialect))]
-    assert counting == planned  # every planned statement once, each returning exactly one row
-    rest = [parse(sql, dialect) for sql in sent if sql not in counting]
+        planned = [s.sql for s in plan(with_column_types(sandbox, checks), sandbox.dialect, sample=sample).statements]
+    assert sent[:len(planned)] == planned  # every planned statement once
+    counting = [parse(sql, dialect) for sql in planned]
+    # each returns one row, or (with samples) carries its count in a window and returns up to `sample` rows
+    assert all(is_aggregate_read(tree) or (carries_count(tree) and int(tree.args["limit"].expression.name) == sample)
+               for tree in counting)
+    assert sum(carries_count(tree) for tree in counting) == (3 if sample else 0)  # 2 unique, 1 foreign key
+    rest = [parse(sql, dialect) for sql in sent[len(planned):]]
     breaching = [f for f in doc.findings if f.status != "pass"]
     # not_null email, pattern, accepted_values, range, unique id, foreign_key
     assert len(breaching) == 6
-    # the only other statements are the samples, one per breaching check, each with a LIMIT
-    assert len(rest) == (len(breaching) if sample else 0)
-    assert all(int(tree.args["limit"].expression.name) == sample for tree in rest)
+    assert all(len(f.sample) == min(sample, f.failing) for f in breaching)
+    # the only other statement is the table's sample statement, every read in it capped by a LIMIT
+    assert len(rest) == (1 if sample else 0)
+    assert all(is_sample(tree) for tree in rest)

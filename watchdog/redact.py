@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import logging
 import re
-from urllib.parse import unquote
-
-from sqlalchemy.engine import make_url
+from urllib.parse import unquote, urlsplit
 
 MASK = "***"
 _secrets: set[str] = set()
@@ -37,7 +35,20 @@ def redact(text: object) -> str:
 
 def safe_url(url: str) -> str:
     """The URL as it may be shown: the password replaced by ``***`` (and remembered as a secret)."""
+    if url.startswith("sqlite:///") and "@" not in url:  # a file path: nothing to hide, no SQLAlchemy to import
+        return redact(url)
+    if url.startswith(("postgresql://", "postgresql+psycopg://")):  # read without SQLAlchemy too
+        try:
+            password = urlsplit(url).password
+        except ValueError:
+            password = None
+        if password:
+            register_secret(password)
+            register_secret(unquote(password))
+        return redact(url)
     try:
+        from sqlalchemy.engine import make_url  # only when a URL is shown: SQLAlchemy is slow to import
+
         parsed = make_url(url)
     except Exception:  # not a SQLAlchemy URL: mask anything that looks like credentials
         return redact(url)

@@ -18,7 +18,6 @@ from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
-from sqlalchemy.engine import make_url
 
 from watchdog.errors import ConfigError
 from watchdog.redact import register_secret
@@ -42,7 +41,7 @@ PROFILE_APPROX_DISTINCT_ROWS = 1_000_000
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)  # schemas built on first use: fast imports
 
 
 class DatabaseConfig(_Strict):
@@ -303,6 +302,8 @@ class Settings(_Strict):
 
 def resolve_url(url: str, root: Path) -> str:
     """A SQLite URL with a relative file path made absolute against ``root``; other URLs unchanged."""
+    from sqlalchemy.engine import make_url  # here, not at the top: SQLAlchemy is slow to import
+
     try:
         parsed = make_url(url)
     except Exception:
@@ -380,6 +381,8 @@ def register_secrets(model: Any) -> None:
 
 
 def _url_password(url: str) -> str | None:
+    from sqlalchemy.engine import make_url
+
     try:
         password = make_url(url).password
     except Exception:

@@ -6,6 +6,7 @@ Command modules (scan, audits, report, daemon) import from here; nothing here im
 from __future__ import annotations
 
 import logging
+from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,6 +19,27 @@ if TYPE_CHECKING:
     from watchdog.settings import DatabaseConfig
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+#: the modules that register commands on ``cli``; imported when a command is looked up, so that
+#: ``watchdog --version`` (and a usage error) starts without them
+COMMAND_MODULES = ("scan", "audits", "report", "daemon", "mcp", "dashboard", "profile")
+
+
+class LazyGroup(click.Group):
+    """A group whose commands' modules are imported the first time its commands are looked at."""
+
+    _loaded = False
+
+    @property  # type: ignore[override]
+    def commands(self) -> dict[str, click.Command]:
+        if not self._loaded:
+            self._loaded = True  # first: the modules' @cli.command() decorators read this dict too
+            for name in COMMAND_MODULES:
+                import_module(f"watchdog.cli.{name}")
+        return self._commands
+
+    @commands.setter
+    def commands(self, value: dict[str, click.Command]) -> None:
+        self._commands = value
 
 
 class GreedyOption(click.Option):
@@ -50,7 +72,7 @@ def config_option(func: Any) -> Any:
                         help="Configuration file (default: $WATCHDOG_CONFIG or config/watchdog.yaml).")(func)
 
 
-@click.group(context_settings=CONTEXT)
+@click.group(cls=LazyGroup, context_settings=CONTEXT)
 @click.version_option(__version__, prog_name="watchdog")
 @click.option("--debug", is_flag=True, help="Show tracebacks and debug logs.")
 @click.pass_context

@@ -1,4 +1,8 @@
-"""Terminal output for the CLI (rich): progress while scanning, a summary table at the end."""
+"""Terminal output for the CLI (rich): progress while scanning, a summary table at the end.
+
+rich and the report helpers are imported when first used, so a command that prints JSON (or
+only an error line) does not pay for them.
+"""
 
 from __future__ import annotations
 
@@ -6,29 +10,23 @@ import json
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    SpinnerColumn,
-    TextColumn,
-    TimeElapsedColumn,
-)
-from rich.table import Table
-
-from watchdog.findings import FindingsDoc, jsonable
 from watchdog.redact import redact
-from watchdog.report.escape import plain_text
-from watchdog.report.render import measure
-from watchdog.sandbox import QueryResult
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
+
+    from watchdog.findings import FindingsDoc
+    from watchdog.sandbox import QueryResult
 
 STATUS_STYLE = {"pass": "green", "warn": "yellow", "fail": "red", "error": "bold red"}
 
 
 def stdout() -> Console:
+    from rich.console import Console
+
     console = Console(highlight=False, soft_wrap=False)
     if not console.is_terminal:  # piped or captured: wide enough that check names are not cut
         console = Console(highlight=False, soft_wrap=False, width=160)
@@ -36,12 +34,21 @@ def stdout() -> Console:
 
 
 def stderr() -> Console:
+    from rich.console import Console
+
     return Console(stderr=True, highlight=False)
 
 
 @contextmanager
 def scan_progress(enabled: bool = True) -> Iterator[Any]:
     """A progress bar on stderr (only on a terminal); yields the scanner's ``on_progress`` callback."""
+    if not (enabled and sys.stderr.isatty()):  # no bar to draw: no need for rich
+        yield None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    from watchdog.report.escape import plain_text
+
     console = stderr()
     progress = Progress(SpinnerColumn(), TextColumn("[progress.description]{task.description}"), BarColumn(),
                         MofNCompleteColumn(), TimeElapsedColumn(), console=console, transient=True,
@@ -56,6 +63,11 @@ def scan_progress(enabled: bool = True) -> Iterator[Any]:
 
 
 def summary_table(doc: FindingsDoc, trends: dict[str, str] | None = None) -> Table:
+    from rich.table import Table
+
+    from watchdog.report.escape import plain_text
+    from watchdog.report.render import measure
+
     table = Table(title=None, show_lines=False)
     columns = [("Check", "left"), ("Status", "left"), ("Failing", "right"), ("Total", "right"),
                ("Rate / observed", "right")]
@@ -86,6 +98,8 @@ def allowed(params: dict[str, Any]) -> str:
 
 
 def history_table(runs: list[Any]) -> Table:
+    from rich.table import Table
+
     table = Table(show_lines=False)
     for name in ("Run", "Audit", "Status", "Started", "Checks", "Failed", "Warned", "Errors", "Deliveries"):
         table.add_column(name, overflow="fold")
@@ -104,6 +118,11 @@ def summary_line(doc: FindingsDoc) -> str:
 
 
 def query_table(result: QueryResult) -> Table:
+    from rich.table import Table
+
+    from watchdog.findings import jsonable
+    from watchdog.report.escape import plain_text
+
     table = Table(show_lines=False)
     for column in result.columns:
         table.add_column(plain_text(column, 40), overflow="fold")
@@ -113,6 +132,8 @@ def query_table(result: QueryResult) -> Table:
 
 
 def query_json(result: QueryResult) -> str:
+    from watchdog.findings import jsonable
+
     rows = [jsonable(dict(zip(result.columns, row, strict=False))) for row in result.rows]
     return json.dumps({"columns": result.columns, "rows": rows, "truncated": result.truncated}, ensure_ascii=False,
                       indent=2)
@@ -126,6 +147,8 @@ def error_line(prefix: str, message: object) -> None:
 
 def llm_summary(outcome: Any) -> None:
     """What the LLM report did, and the tokens it used per role (on stderr: stdout may carry JSON)."""
+    from watchdog.report.escape import plain_text
+
     err = stderr()
     if outcome.outcome == "verified":
         err.print(f"LLM report: verified (fix rounds: {outcome.fix_rounds}, re-plans: {outcome.replans}) -> "

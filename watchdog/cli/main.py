@@ -14,17 +14,8 @@ from types import FrameType
 
 import click
 
-from watchdog.cli import (  # noqa: F401  (each registers its commands)
-    audits,
-    console,
-    daemon,
-    dashboard,
-    mcp,
-    profile,  # noqa: F401  (registers profile and suggest)
-    report,
-    scan,
-)
-from watchdog.cli.app import cli
+from watchdog.cli import console
+from watchdog.cli.app import cli  # its commands' modules are imported on first lookup (app.COMMAND_MODULES)
 from watchdog.errors import Interrupted, QueryRefused, WatchdogError
 from watchdog.exit_codes import ExitCode
 from watchdog.redact import redact

@@ -12,6 +12,7 @@ from watchdog.cli import console
 from watchdog.cli.app import CONTEXT, GreedyOption, cli, config_option, resolve_db
 from watchdog.profile.rules import KINDS, STRICTNESS
 from watchdog.profile.stats import TableProfile
+from watchdog.report.escape import plain_text
 from watchdog.sandbox import Sandbox
 from watchdog.settings import DEFAULT_TIMEOUT_S
 
@@ -59,7 +60,7 @@ def profile(db: str, tables: tuple[str, ...], as_json: bool, timeout_s: float | 
 
 
 def _cell(value: object, width: int = 24) -> str:
-    return "" if value is None else console.plain_text(str(value), width)
+    return "" if value is None else plain_text(str(value), width)
 
 
 def _profile_table(p: TableProfile) -> Table:
@@ -121,7 +122,7 @@ def suggest(db: str, tables: tuple[str, ...], out_path: Path | None, strictness:
         result = suggest_suite(box, profiles, strictness=strictness, kinds=wanted, extra=extra, notes=notes)
     err = console.stderr()
     for note in result.notes:
-        err.print(f"note: {console.plain_text(note, 300)}", markup=False, highlight=False)
+        err.print(f"note: {plain_text(note, 300)}", markup=False, highlight=False)
     if out_path is None:
         click.echo(result.text, nl=False)
     else:

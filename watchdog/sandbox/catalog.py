@@ -47,16 +47,33 @@ def _type_text(type_: TypeEngine, dialect: sa.Dialect) -> str:
         return type(type_).__name__
 
 
+
+def _sqlalchemy_engine(session: Any) -> tuple[sa.Engine | None, bool]:
+    """An engine the inspector can read the catalog with, and whether it is ours to dispose of: the session's own
+    SQLAlchemy engine; for the direct PostgreSQL session, one over the same connection settings (catalog reads
+    only); for SQLite, a read-only (``mode=ro``) connection to the same file."""
+    engine = getattr(session, "_engine", None)
+    if isinstance(engine, sa.Engine):
+        return engine, False
+    if engine is not None and hasattr(engine, "_conninfo"):  # watchdog.sandbox.direct.DirectEngine
+        import psycopg
+        from sqlalchemy.pool import NullPool
+
+        conninfo, args = engine._conninfo, dict(engine._connect_args)
+        return sa.create_engine("postgresql+psycopg://", poolclass=NullPool,
+                                creator=lambda: psycopg.connect(conninfo, **args)), True
+    path = Path(getattr(session, "path", "") or "").expanduser()
+    if getattr(session, "dialect_name", "sqlite") == "sqlite" and path.is_file():
+        url = URL.create("sqlite", database=f"file:{path}?mode=ro", query={"uri": "true"})
+        return sa.create_engine(url), True
+    return None, False
+
 def describe(session: Any, table: str) -> list[dict[str, str]]:
     """``[{"name", "type", "generic"}]`` for ``table`` (``schema.table`` allowed), in table order."""
     schema, _, name = table.rpartition(".")
-    engine: sa.Engine | None = getattr(session, "_engine", None)
-    own = engine is None
-    if engine is None:  # SQLite: the session runs statements in a worker process; read the catalog here, read-only
-        path = Path(getattr(session, "path", "") or "").expanduser()
-        if not path.is_file():
-            raise DatabaseUnavailable(f"SQLite database file not found: {path}")
-        engine = sa.create_engine(f"sqlite:///file:{path}?mode=ro&uri=true")
+    engine, own = _sqlalchemy_engine(session)
+    if engine is None:
+        raise DatabaseUnavailable(f"cannot read the catalog for {table}: the database file is not there")
     try:
         inspector = sa.inspect(engine)
         columns = inspector.get_columns(name, schema=schema or None)
@@ -98,14 +115,7 @@ def column_types(session: Any, table: list[str]) -> dict[str, tuple[str, str]]:
     (no such table, a session without an engine): the check's own query then says what is wrong."""
     *schema_parts, name = table
     schema = schema_parts[-1] if schema_parts else None
-    engine = getattr(session, "_engine", None)
-    disposable = None
-    if engine is None and getattr(session, "dialect_name", "") == "sqlite" and getattr(session, "path", ""):
-        path = Path(session.path).expanduser()
-        if not path.is_file():
-            return {}
-        url = URL.create("sqlite", database=f"file:{path}?mode=ro", query={"uri": "true"})
-        engine = disposable = sa.create_engine(url)
+    engine, own = _sqlalchemy_engine(session)
     if engine is None:
         return {}
     try:
@@ -113,8 +123,8 @@ def column_types(session: Any, table: list[str]) -> dict[str, tuple[str, str]]:
     except Exception:  # noqa: BLE001 - missing table, no privilege...: the scan's query reports it
         return {}
     finally:
-        if disposable is not None:
-            disposable.dispose()
+        if own:
+            engine.dispose()
     out: dict[str, tuple[str, str]] = {}
     for column in columns:
         declared = column.get("type")

@@ -5,19 +5,20 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
-from typing import Any
-
-from sqlalchemy.engine import make_url
-from sqlalchemy.exc import NoSuchModuleError
-from sqlglot import exp
+from typing import TYPE_CHECKING, Any
 
 from watchdog.errors import DatabaseUnavailable
 from watchdog.redact import safe_url
 from watchdog.sandbox import cancel as cancelling
+from watchdog.sandbox.direct import psycopg_conninfo
 from watchdog.sandbox.policy import ReadOnlyPolicy, sqlglot_dialect
 from watchdog.sandbox.result import QueryResult
-from watchdog.sandbox.sessions import Session, open_session
 from watchdog.settings import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, DatabaseConfig
+
+if TYPE_CHECKING:
+    from sqlglot import exp
+
+    from watchdog.sandbox.sessions import Session
 
 log = logging.getLogger(__name__)
 
@@ -60,20 +61,39 @@ class Sandbox:
         policy: ReadOnlyPolicy | None = None,
         session: Session | None = None,
     ):
-        try:
-            parsed = make_url(url)
-        except Exception:
-            raise DatabaseUnavailable(f"not a database URL: {safe_url(url)!r}") from None
+        sqlite_file = _plain_sqlite_file(url)
+        if sqlite_file is not None:  # the common cases read without importing SQLAlchemy
+            backend = "sqlite"
+        elif psycopg_conninfo(url) is not None:
+            backend = "postgresql"
+        else:
+            from sqlalchemy.engine import make_url
+
+            try:
+                backend = make_url(url).get_backend_name()
+            except Exception:
+                raise DatabaseUnavailable(f"not a database URL: {safe_url(url)!r}") from None
         self.display_url = safe_url(url)
         self.timeout_s = float(timeout_s)
         self.max_rows = int(max_rows)
         self.max_bytes = int(max_bytes)
-        self.dialect = sqlglot_dialect(parsed.get_backend_name())
+        self.dialect = sqlglot_dialect(backend)
         self.policy = policy or ReadOnlyPolicy(self.dialect)
-        try:
-            self._session = session or open_session(url)
-        except NoSuchModuleError:
-            raise DatabaseUnavailable(unknown_dialect(parsed.drivername)) from None
+        if session is None and sqlite_file is not None:
+            from watchdog.sandbox.sqlite_session import SQLiteSession
+
+            session = SQLiteSession(sqlite_file)
+        if session is None:
+            from sqlalchemy.engine import make_url
+            from sqlalchemy.exc import NoSuchModuleError
+
+            from watchdog.sandbox.sessions import open_session
+
+            try:
+                session = open_session(url)
+            except NoSuchModuleError:
+                raise DatabaseUnavailable(unknown_dialect(make_url(url).drivername)) from None
+        self._session = session
         self._listeners: list[Callable[[str], None]] = []
         self._lock = threading.Lock()
 
@@ -85,8 +105,14 @@ class Sandbox:
         """Parse and check ``sql`` without running it (raises QueryRefused)."""
         return self.policy.vet(sql)
 
-    def query(self, sql: str, *, max_rows: int | None = None, timeout_s: float | None = None) -> QueryResult:
-        """Run one read statement and return its rows (raises a SandboxError subclass)."""
+    def query(self, sql: str, *, max_rows: int | None = None, timeout_s: float | None = None,
+              parallel: bool = False) -> QueryResult:
+        """Run one read statement and return its rows (raises a SandboxError subclass).
+
+        ``parallel``: the caller needs no column names when there is no row (the scanner's own
+        statements); PostgreSQL then streams the result from a plain statement instead of a
+        server-side cursor, which lets the server plan it with parallel workers.
+        """
         self.policy.vet(sql)
         if cancelling.stopping():
             raise DatabaseUnavailable("not run: watchdog is stopping (running statements were cancelled)")
@@ -98,6 +124,7 @@ class Sandbox:
             max_rows=self.max_rows if max_rows is None else max(0, int(max_rows)),
             max_bytes=self.max_bytes,
             timeout_s=self.timeout_s if timeout_s is None else float(timeout_s),
+            **({"parallel": True} if parallel else {}),
         )
 
     def columns(self, table: str) -> list[dict[str, str]]:
@@ -127,3 +154,11 @@ class Sandbox:
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+def _plain_sqlite_file(url: str) -> str | None:
+    """The file of a plain ``sqlite:///path`` URL (no driver, query or escapes), else None."""
+    prefix = "sqlite:///"
+    if not url.startswith(prefix) or any(c in url for c in "?%#"):
+        return None
+    return url[len(prefix):] or None

@@ -31,29 +31,37 @@ import threading
 import time
 import uuid
 from contextlib import closing
-from typing import Any, Protocol
-
-import sqlalchemy as sa
-from sqlalchemy.engine import URL, make_url
+from typing import TYPE_CHECKING, Any, Protocol
 
 from watchdog.errors import DatabaseUnavailable, QueryError, QueryRefused, QueryTimeout
 from watchdog.redact import redact
 from watchdog.sandbox import cancel as cancelling
+from watchdog.sandbox.direct import DirectEngine, psycopg_conninfo
 from watchdog.sandbox.limits import CONNECT_TIMEOUT_S, DEADLINE_GRACE_S  # noqa: F401
 from watchdog.sandbox.result import QueryResult, fetch_capped
 from watchdog.sandbox.sqlite_session import SQLiteSession
+
+if TYPE_CHECKING:  # SQLAlchemy is imported only for the databases that need it (not SQLite, not psycopg)
+    import sqlalchemy as sa
+    from sqlalchemy.engine import URL
 
 
 class Session(Protocol):
     dialect_name: str
 
-    def run(self, sql: str, *, max_rows: int, max_bytes: int, timeout_s: float) -> QueryResult: ...
+    def run(self, sql: str, *, max_rows: int, max_bytes: int, timeout_s: float,
+            parallel: bool = False) -> QueryResult: ...
 
     def close(self) -> None: ...
 
 
 def open_session(url: str) -> Session:
     """A read-only session for ``url`` (no connection is made until the first query)."""
+    conninfo = psycopg_conninfo(url)
+    if conninfo is not None:
+        return PostgresSession(conninfo)
+    from sqlalchemy.engine import make_url
+
     parsed = make_url(url)
     backend = parsed.get_backend_name()
     if backend == "sqlite":
@@ -84,13 +92,15 @@ class _EngineSession:
     max_batch = 500
 
     def __init__(self, url: URL, connect_args: dict[str, Any] | None = None):
+        import sqlalchemy as sa
+
         self.url = url
-        self._engine = sa.create_engine(url, pool_pre_ping=True, pool_size=2, connect_args=connect_args or {})
+        self._engine: Any = sa.create_engine(url, pool_pre_ping=True, pool_size=2, connect_args=connect_args or {})
 
     def _begin(self, conn: sa.Connection, raw: Any, timeout_s: float) -> None:
         """Make the transaction read-only and time-limited (per dialect)."""
 
-    def _cursor(self, raw: Any, max_rows: int) -> Any:
+    def _cursor(self, raw: Any, max_rows: int, parallel: bool = False) -> Any:
         return raw.cursor()
 
     def _before_batch(self, raw: Any, deadline: float, timeout_s: float) -> None:
@@ -111,14 +121,16 @@ class _EngineSession:
     def _cancel(self, raw: Any) -> None:
         """Cancel the statement running on ``raw``, on the server (see :mod:`watchdog.sandbox.cancel`)."""
 
-    def run(self, sql: str, *, max_rows: int, max_bytes: int, timeout_s: float) -> QueryResult:
+    def run(self, sql: str, *, max_rows: int, max_bytes: int, timeout_s: float,
+            parallel: bool = False) -> QueryResult:
         start = time.monotonic()
         deadline = start + timeout_s
         try:
             conn = self._engine.connect()
-        except sa.exc.DBAPIError as exc:
-            raise DatabaseUnavailable(f"cannot connect: {_driver_message(exc.orig or exc)}") from None
-        except Exception as exc:  # driver missing, bad URL...
+        except Exception as exc:  # the driver's error (SQLAlchemy wraps it as .orig), a missing driver, a bad URL
+            orig = getattr(exc, "orig", None)
+            if orig is not None or isinstance(exc, self._engine.dialect.loaded_dbapi.Error):
+                raise DatabaseUnavailable(f"cannot connect: {_driver_message(orig or exc)}") from None
             raise DatabaseUnavailable(f"cannot connect: {redact(exc)}") from None
         raw: Any = conn.connection.dbapi_connection  # the driver's own connection: each session knows its API
         failure: Exception | None = None
@@ -133,13 +145,14 @@ class _EngineSession:
         registered = cancelling.register(lambda: self._cancel(raw))
         try:
             self._begin(conn, raw, timeout_s)
-            cursor = self._cursor(raw, max_rows)
+            cursor = self._cursor(raw, max_rows, parallel)
             try:
                 cursor.execute(sql)
                 columns = [d[0] for d in cursor.description] if cursor.description else []
                 rows, truncated = (
                     fetch_capped(cursor, max_rows, max_bytes, max_batch=self.max_batch,
-                                 before_batch=lambda: self._before_batch(raw, deadline, timeout_s))
+                                 before_batch=None if parallel else
+                                 lambda: self._before_batch(raw, deadline, timeout_s))
                     if cursor.description else ([], False)
                 )
             finally:
@@ -231,8 +244,14 @@ def _driver_message(exc: BaseException) -> str:
 class PostgresSession(_EngineSession):
     dialect_name = "postgresql"
 
-    def __init__(self, url: URL):
-        super().__init__(url, {"connect_timeout": CONNECT_TIMEOUT_S, "application_name": "watchdog"})
+    def __init__(self, url: URL | str):
+        """``url``: a libpq URI (psycopg, without SQLAlchemy) or a SQLAlchemy URL (another driver)."""
+        args = {"connect_timeout": CONNECT_TIMEOUT_S, "application_name": "watchdog"}
+        if isinstance(url, str):
+            self.url: Any = url
+            self._engine = DirectEngine(url, args)
+        else:
+            super().__init__(url, args)
 
     def _begin(self, conn: sa.Connection, raw: Any, timeout_s: float) -> None:
         ms = max(1, int(timeout_s * 1000))
@@ -243,7 +262,12 @@ class PostgresSession(_EngineSession):
                         f"set_config('lock_timeout', '{ms}', true), "
                         "set_config('standard_conforming_strings', 'on', true)")
 
-    def _cursor(self, raw: Any, max_rows: int) -> Any:
+    def _cursor(self, raw: Any, max_rows: int, parallel: bool = False) -> Any:
+        if parallel:
+            plain = raw.cursor()
+            if hasattr(plain, "stream"):  # psycopg 3 (not psycopg2)
+                return _StreamedCursor(plain)
+            plain.close()
         # a server-side cursor: rows stream in batches, and DECLARE accepts exactly one SELECT/VALUES
         cursor = raw.cursor(name=f"watchdog_{uuid.uuid4().hex[:12]}")
         cursor.itersize = min(1000, max_rows + 1)
@@ -287,6 +311,41 @@ class PostgresSession(_EngineSession):
         return QueryError(message)
 
 
+class _StreamedCursor:
+    """A plain psycopg cursor read through ``stream()``: the extended protocol (exactly one statement,
+    as a server-side cursor's DECLARE), rows arrive as the server sends them and the statement is
+    cancelled when the caps stop reading early. Unlike a cursor, it leaves the planner free to use
+    parallel workers. The whole statement runs under one ``statement_timeout``.
+    """
+
+    def __init__(self, cursor: Any):
+        self._cursor = cursor
+        self._rows: Any = None
+        self._first: list[Any] = []
+        self.description: Any = None
+
+    def execute(self, sql: str) -> None:
+        self._rows = self._cursor.stream(sql)
+        # the first row (if any) makes the column names known, as execute() does on a cursor
+        for row in self._rows:
+            self._first.append(row)
+            break
+        self.description = self._cursor.description  # None when there is no row: no column names then
+
+    def fetchmany(self, size: int) -> list[Any]:
+        out, self._first = self._first[:size], self._first[size:]
+        for row in self._rows:
+            out.append(row)
+            if len(out) >= size:
+                break
+        return out
+
+    def close(self) -> None:
+        if self._rows is not None:
+            self._rows.close()  # cancels the statement if rows are left, and reads what was in flight
+        self._cursor.close()
+
+
 class MySQLSession(_EngineSession):
     dialect_name = "mysql"
     max_batch = 1  # an unbuffered cursor reads rows off the socket one by one anyway
@@ -307,7 +366,7 @@ class MySQLSession(_EngineSession):
             cur.execute("SET SESSION TRANSACTION READ ONLY")
             cur.execute("START TRANSACTION READ ONLY")
 
-    def _cursor(self, raw: Any, max_rows: int) -> Any:
+    def _cursor(self, raw: Any, max_rows: int, parallel: bool = False) -> Any:
         import pymysql.cursors
 
         return raw.cursor(pymysql.cursors.SSCursor)  # unbuffered: rows stream, memory stays flat

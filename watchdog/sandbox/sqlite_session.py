@@ -16,14 +16,15 @@ import threading
 import time
 import weakref
 from pathlib import Path
-from typing import IO, Any
-
-from sqlalchemy.engine import URL
+from typing import IO, TYPE_CHECKING, Any
 
 from watchdog.errors import DatabaseUnavailable, QueryError, QueryRefused, QueryTimeout
 from watchdog.sandbox import sqlite_worker
 from watchdog.sandbox.limits import CONNECT_TIMEOUT_S, DEADLINE_GRACE_S
 from watchdog.sandbox.result import QueryResult
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import URL
 
 
 class SQLiteSession:
@@ -37,8 +38,9 @@ class SQLiteSession:
 
     dialect_name = "sqlite"
 
-    def __init__(self, url: URL):
-        self.path = url.database or ""
+    def __init__(self, url: URL | str):
+        """``url``: a parsed SQLAlchemy URL, or the file path itself."""
+        self.path = url if isinstance(url, str) else (url.database or "")
         self._lock = threading.Lock()
         self._worker: _SQLiteWorker | None = None
 
@@ -50,7 +52,8 @@ class SQLiteSession:
             raise DatabaseUnavailable(f"SQLite database file not found: {path}")
         return path
 
-    def run(self, sql: str, *, max_rows: int, max_bytes: int, timeout_s: float) -> QueryResult:
+    def run(self, sql: str, *, max_rows: int, max_bytes: int, timeout_s: float,
+            parallel: bool = False) -> QueryResult:
         with self._lock:
             path = self._file()
             if self._worker is None or not self._worker.alive():

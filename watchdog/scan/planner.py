@@ -2,7 +2,9 @@
 
 All aggregate metrics over one table and filter become one SELECT (split only when it
 grows very long); each unique check is one GROUP BY statement, each foreign key one
-anti-join, each custom query itself. Identical metrics are computed once.
+anti-join, each custom query itself. Identical metrics are computed once. When samples are
+wanted, a statement that can also return them (the unique GROUP BY its first duplicated keys, the
+foreign-key anti-join its first orphans) is planned in that form.
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ class Statement:
     metrics: list[Metric]
     table: str | None = None
     where: str | None = None
+    #: > 0: the metric's ``sampled`` form, returning up to this many rows
+    sample_rows: int = 0
 
     @property
     def is_batch(self) -> bool:
@@ -42,7 +46,7 @@ class Plan:
     errors: dict[str, str] = field(default_factory=dict)
 
 
-def plan(checks: list[Check], dialect: str, *, max_columns: int = MAX_COLUMNS_PER_SELECT,
+def plan(checks: list[Check], dialect: str, *, sample: int = 0, max_columns: int = MAX_COLUMNS_PER_SELECT,
          max_chars: int = MAX_SQL_CHARS) -> Plan:
     result = Plan()
     batches: dict[tuple[str, str | None], list[Aggregate]] = {}
@@ -63,8 +67,13 @@ def plan(checks: list[Check], dialect: str, *, max_columns: int = MAX_COLUMNS_PE
                 standalone.setdefault(metric.key, metric)
     for (table, where), aggregates in batches.items():
         result.statements.extend(batch_statements(table, where, aggregates, dialect, max_columns, max_chars))
-    result.statements.extend(Statement(m.sql, [m]) if isinstance(m, Standalone) else Statement("", [m], m.table)
-                             for m in standalone.values())
+    for metric in standalone.values():
+        if isinstance(metric, Columns):  # a catalog read, not a query
+            result.statements.append(Statement("", [metric], metric.table))
+        elif sample > 0 and metric.sampled is not None:
+            result.statements.append(Statement(metric.sampled(sample), [metric], sample_rows=sample))
+        else:
+            result.statements.append(Statement(metric.sql, [metric]))
     return result
 
 

@@ -2,7 +2,8 @@
 
 The scanner executes the planner's statements (never pulling table rows into Python to
 count them), isolates failures so one broken check cannot stop the others, and fetches
-a few failing rows for each check that breaches.
+a few failing rows for each check that breaches: from the check's own statement where it can
+(unique, foreign_key), else in one statement per table (:mod:`watchdog.scan.samples`).
 """
 
 from __future__ import annotations
@@ -28,8 +29,10 @@ from watchdog.findings import SAMPLE_TEXT_LIMIT, Finding, FindingsDoc, Status, S
 from watchdog.redact import redact
 from watchdog.sandbox import Sandbox
 from watchdog.scan import anomalies
-from watchdog.scan.check_types import Aggregate, Check, Columns, Metric, Standalone
+from watchdog.scan.check_types import Aggregate, Check, Columns, Measurement, Metric, Standalone
+from watchdog.scan.check_types.base import SampleSpec
 from watchdog.scan.planner import Statement, batch_statements, plan
+from watchdog.scan.samples import table_sample
 from watchdog.scan.sqlbuild import split_name
 from watchdog.settings import DEFAULT_SAMPLE
 
@@ -41,6 +44,8 @@ NOT_RUN = "not run: the scan was interrupted"
 class _Measured:
     values: dict[Metric, Any] = field(default_factory=dict)
     failures: dict[Metric, str] = field(default_factory=dict)
+    #: sample columns and rows that came with a metric's own statement (its ``sampled`` form)
+    extras: dict[Metric, tuple[list[str], list[tuple[Any, ...]]]] = field(default_factory=dict)
     unavailable: str | None = None
 
 
@@ -49,13 +54,14 @@ def scan(sandbox: Sandbox, checks: list[Check], *, sample: int = DEFAULT_SAMPLE,
     """Run ``checks`` and return the findings document (never raises for a check's own failure).
 
     ``history``: each check's findings in earlier runs of the audit (oldest first), for ``anomaly:``
-    and ``schema_changes``."""
+    and ``schema_changes``. Ctrl-C keeps what finished: :class:`Interrupted` carries the findings, the
+    checks that did not run marked so."""
     for check in checks:
         check.past = list((history or {}).get(check.name, []))
     started = datetime.now(UTC)
     clock = time.monotonic()
     checks = with_column_types(sandbox, checks)
-    the_plan = plan(checks, sandbox.dialect)
+    the_plan = plan(checks, sandbox.dialect, sample=sample)
     measured = _Measured()
     steps = len(the_plan.statements)
     interrupted = False
@@ -72,14 +78,14 @@ def scan(sandbox: Sandbox, checks: list[Check], *, sample: int = DEFAULT_SAMPLE,
             for metric in statement.metrics:
                 if metric not in measured.values:
                     measured.failures.setdefault(metric, NOT_RUN)
-    findings = []
-    for check in checks:
-        needs, error = the_plan.needs.get(check.name), the_plan.errors.get(check.name)
+    measured_findings = [_finding(sandbox, check, the_plan.needs.get(check.name), the_plan.errors.get(check.name),
+                                  measured) for check in checks]
+    findings = [finding for finding, _ in measured_findings]
+    if sample > 0 and not measured.unavailable and not interrupted:
         try:
-            findings.append(_finding(sandbox, check, needs, error, measured, 0 if interrupted else sample))
-        except KeyboardInterrupt:  # while fetching samples: the figures are in, only the sample is lost
+            _add_samples(sandbox, checks, measured_findings, the_plan.needs, measured, sample)
+        except KeyboardInterrupt:  # while fetching samples: the figures are in, only samples are lost
             interrupted = True
-            findings.append(_finding(sandbox, check, needs, error, measured, 0))
     doc = FindingsDoc(
         database=sandbox.display_url,
         started_at=started.isoformat(timespec="seconds").replace("+00:00", "Z"),
@@ -129,16 +135,18 @@ def _run_statement(sandbox: Sandbox, statement: Statement, measured: _Measured) 
         return
     many = first.rows if isinstance(first, Standalone) and first.rows > 1 else 0
     try:
-        result = sandbox.query(statement.sql, max_rows=max(2, many))
+        result = sandbox.query(statement.sql, max_rows=statement.sample_rows or max(2, many), parallel=True)
     except DatabaseUnavailable as exc:
         measured.unavailable = f"database unavailable: {redact(exc)}"
-        _run_statement(sandbox, statement, measured)
+        _fail_all(statement, measured, measured.unavailable)
         return
     except QueryTimeout as exc:
         _fail_all(statement, measured, f"timed out: {exc}")
         return
     except SandboxError as exc:
-        if statement.is_batch and len(statement.metrics) > 1:
+        if statement.sample_rows:  # the form with sample rows failed: the plain count still may not
+            _run_statement(sandbox, Statement(statement.metrics[0].sql, statement.metrics), measured)  # type: ignore[union-attr]
+        elif statement.is_batch and len(statement.metrics) > 1:
             _run_one_by_one(sandbox, statement, measured)
         else:
             _fail_all(statement, measured, f"{exc.prefix}: {redact(exc)}")
@@ -146,7 +154,7 @@ def _run_statement(sandbox: Sandbox, statement: Statement, measured: _Measured) 
     if many:  # a statement that returns one row per bucket
         measured.values[statement.metrics[0]] = list(result.rows)
         return
-    _store_rows(statement, result.rows, measured)
+    _record(statement, result.columns, result.rows, measured)
 
 
 def _read_columns(sandbox: Sandbox, metric: Columns, measured: _Measured) -> None:
@@ -156,20 +164,22 @@ def _read_columns(sandbox: Sandbox, metric: Columns, measured: _Measured) -> Non
         measured.failures[metric] = f"{exc.prefix}: {redact(exc)}"
 
 
-def _store_rows(statement: Statement, rows: list[tuple[Any, ...]], measured: _Measured) -> None:
-    """Keep the one row a statement returned: a batch's columns by metric, a standalone query's row whole."""
-    if not rows:
+def _record(statement: Statement, columns: list[str], rows: list[tuple[Any, ...]], measured: _Measured) -> None:
+    """Store what a statement measured (or why its rows cannot be read)."""
+    if statement.sample_rows:  # the figures ride on every row; no row at all means they are all 0
+        metric = statement.metrics[0]
+        width = getattr(metric, "width", 1)
+        measured.values[metric] = rows[0][:width] if rows else (0,) * width
+        measured.extras[metric] = (columns[width:], [row[width:] for row in rows])
+    elif not rows:
         _fail_all(statement, measured, "the query returned no row")
-        return
-    if len(rows) > 1 and not statement.is_batch:
+    elif len(rows) > 1 and not statement.is_batch:
         _fail_all(statement, measured, "the query must return exactly one row")
-        return
-    row = rows[0]
-    if statement.is_batch:
-        for metric, value in zip(statement.metrics, row, strict=False):
+    elif statement.is_batch:
+        for metric, value in zip(statement.metrics, rows[0], strict=False):
             measured.values[metric] = value
     else:
-        measured.values[statement.metrics[0]] = row
+        measured.values[statement.metrics[0]] = rows[0]
 
 
 def _run_one_by_one(sandbox: Sandbox, statement: Statement, measured: _Measured) -> None:
@@ -180,7 +190,7 @@ def _run_one_by_one(sandbox: Sandbox, statement: Statement, measured: _Measured)
 
 
 def _finding(sandbox: Sandbox, check: Check, needs: list[Metric] | None, plan_error: str | None,
-             measured: _Measured, sample: int) -> Finding:
+             measured: _Measured) -> tuple[Finding, Measurement | None]:
     base = dict(name=check.name, check=check.kind, table=check.table, column=check.column, columns=check.columns,
                 severity=check.options.severity, params=jsonable(check.params),
                 description=check.options.description)
@@ -189,21 +199,19 @@ def _finding(sandbox: Sandbox, check: Check, needs: list[Metric] | None, plan_er
     except WatchdogError:
         base["sql"] = None
     if plan_error or needs is None:
-        return Finding(**base, status="error", error=redact(plan_error or "could not plan this check"))
+        return Finding(**base, status="error", error=redact(plan_error or "could not plan this check")), None
     failures = [measured.failures[m] for m in needs if m in measured.failures]
     if failures:
-        return Finding(**base, status="error", error=_explain(failures[0], check))
+        return Finding(**base, status="error", error=_explain(failures[0], check)), None
     try:
         values = {metric: measured.values[metric] for metric in needs}
         m = anomalies.evaluate(check, check.measure(values, sandbox.dialect), values)
     except (QueryError, ValueError, TypeError) as exc:
-        return Finding(**base, status="error", error=redact(exc))
+        return Finding(**base, status="error", error=redact(exc)), None
     status: Status = check.options.severity if anomalies.breached(check, m) else "pass"
     finding = Finding(**base, status=status, failing=m.failing, total=m.total, rate=m.rate, observed=m.observed,
                       details=jsonable(m.details))
-    if status != "pass" and sample > 0:
-        _add_sample(sandbox, check, finding, sample)
-    return finding
+    return finding, m
 
 
 _MISSING_OBJECT = re.compile(r"no such (table|column)|(relation|column) .* does not exist|doesn't exist|"
@@ -214,6 +222,38 @@ def _explain(message: str, check: Check) -> str:
     if check.table and _MISSING_OBJECT.search(message):
         return redact(f"{message} (check `{check.table}` and its columns in the suite)")
     return redact(message)
+
+
+def _add_samples(sandbox: Sandbox, checks: list[Check], measured_findings: list[tuple[Finding, Measurement | None]],
+                 needs: dict[str, list[Metric]], measured: _Measured, sample: int) -> None:
+    """Sample rows for every breaching check: from its own statement, else one statement per table."""
+    by_table: dict[str, list[tuple[Check, Finding, SampleSpec]]] = {}
+    for check, (finding, m) in zip(checks, measured_findings, strict=True):
+        if m is None or finding.status in ("pass", "error"):
+            continue
+        extra = next((measured.extras[x] for x in needs.get(check.name, []) if x in measured.extras), None)
+        try:
+            spec = check.sample_spec(sandbox.dialect, m, extra, sample)
+        except (WatchdogError, ValueError) as exc:
+            finding.details["sample_error"] = redact(exc)
+            continue
+        if spec is not None and spec.rows is not None:
+            finding.sample = [jsonable(row, SAMPLE_TEXT_LIMIT) for row in spec.rows]
+        elif spec is not None and spec.condition is not None and check.table:
+            by_table.setdefault(check.table, []).append((check, finding, spec))
+        else:
+            _add_sample(sandbox, check, finding, sample)
+    for table, items in by_table.items():
+        query = table_sample(table, [(spec.condition, spec.expected) for _, _, spec in items  # type: ignore[misc]
+                                     ], sample, sandbox.dialect)
+        try:
+            result = sandbox.query(query.sql, max_rows=query.max_rows, parallel=True)
+        except SandboxError:  # e.g. a database without UNION ALL of LIMITs: one query per check instead
+            for check, finding, _ in items:
+                _add_sample(sandbox, check, finding, sample)
+            continue
+        for (_, finding, _), rows in zip(items, query.split(result.columns, result.rows, sample), strict=True):
+            finding.sample = [jsonable(row, SAMPLE_TEXT_LIMIT) for row in rows]
 
 
 def _add_sample(sandbox: Sandbox, check: Check, finding: Finding, sample: int) -> None:

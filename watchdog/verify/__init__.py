@@ -5,6 +5,13 @@ a few milliseconds per report). It prefers false negatives: a number is bad only
 attributed to one finding's count or rate and matches none of that finding's facts. Ambiguous numbers
 are left alone, so a correct report written naturally passes.
 
+**Unwrapping first** (:mod:`watchdog.verify.unwrap`, public as :func:`unwrap_report` so the graph
+delivers the same text it verified): reasoning blocks (``<think>…</think>``, ``<thinking>``,
+``<reasoning>``; an unclosed one hides everything after it), an echoed ``<report>…</report>`` wrapper,
+and a code fence around the whole report (```` ```markdown ````, ```` ```md ````, a bare fence; only
+when the fence holds a heading and none stands outside it; code blocks inside the report are kept) are
+removed, with any chatter around the fence.
+
 **Reading the report.** The Markdown is read as headings (ATX and setext), paragraphs (split into
 sentences), list items (with continuation lines and nesting), block quotes and GFM tables. Fenced
 code blocks and HTML comments are dropped; Markdown escapes (``not\\_null``), emphasis, HTML tags and
@@ -61,6 +68,11 @@ heading numbering (``1.``, ``2.1``), durations except for freshness, "one", rati
   duplicate_values; Excess/Extra → excess_rows; Status/Result → status; Threshold/Tolerance/Limit/
   Allowed/Expected → never flagged; #/Priority/Severity → ignored; other headers are read as prose.
 
+A number under a Failing header for a check that counts no failing rows (``row_count``,
+``freshness``) is bad unless it is 0 for a passing check; a fraction or percentage under a Rate header
+for such a check is bad ("has no rate"); a whole number there is its observed value. A label naming
+another kind of check's figure ("Duplicate values: 0" in a ``not_null`` section) claims nothing.
+
 Numbers are left alone when: the words around them are about a threshold (tolerance, limit, allowed,
 expected, minimum, maximum, target, average, benchmark, ...); about a change (up/down/increase/
 previous/last week/compared/twice); an aggregate (overall, combined, across checks, each); one group,
@@ -78,11 +90,13 @@ total (or ``observed``); complements ("non-null", "valid", "passing", "remaining
 any fact.
 
 **Consistent.** A claimed number is consistent when it equals one of the facts its kind allows —
-``failing``, ``total``, ``observed``, ``total - failing``, ``details.duplicate_values``,
-``details.excess_rows``, ``max_count``, ``min``, ``max``, the size of an accepted-values list, and
-for ``row_count`` the distance to a bound — within the precision written: ``1.2k`` = 1,200 ± 50;
-round numbers of 1,000 or more may be rounded (``2,400`` ± 50, at most 5%); "about/~/roughly/nearly/
-almost N" allows ±10% (at least ±1); "over N" needs at least N, "under N" at most N. A percentage p
+``failing``, ``total`` (``observed`` too for a ``row_count``, whose observed value is its row count),
+``observed``, ``total - failing``, ``details.duplicate_values``, ``details.excess_rows``, the size of
+an accepted-values list, and for ``row_count`` the distance to a bound; parameters (``max_count``,
+``min``, ``max``, ``max_rate``) excuse only numbers worded as thresholds — within the precision
+written: ``1.2k`` = 1,200 ± 50; round numbers of 1,000 or more may be rounded (``2,400`` ± 50, at
+most 5%); "about/~/roughly/nearly/almost N" allows ±10% (at least ±1); "over N" needs at least N, "under N" at
+most N. A percentage p
 written with k decimals is consistent when ``|rate*100 - p| <= 0.5*10^-k`` (rate 0.0308 is "3.08%",
 "3.1%", "3%"), within 10% with an approximation word, or when it is ``1 - rate`` (the share that
 passes), ``max_rate`` or a duplicate figure over total. A freshness age written as a duration is
@@ -94,9 +108,12 @@ age ("N days old", "N days ago", "newest … N days").
 prompt):
 
 1. a count or rate clearly attributed to a finding that matches none of its facts;
-2. a status contradicted: a table Status cell (or a cell that is only PASS/FAIL/WARN/ERROR/✅/❌/⚠️)
-   that disagrees with the finding (PASS/✅ for fail/warn/error; FAIL for pass or warn; WARN for pass
-   or fail; ⚠️/❌ for a pass without failing rows); "<name> passed/is passing/(PASS)/— PASS/✅ <name>"
+2. a status contradicted: a status stated in the finding's own section or list item without naming it
+   ("- **Status**: pass", "`pass`", a line that is only "PASS", "Status: PASS. …", "The check passed: …",
+   "It failed …"; a Status label is strict like a Status cell); a table Status cell (or a cell that is
+   only PASS/FAIL/WARN/ERROR/✅/❌/⚠️) that disagrees with the finding (PASS/✅ for fail/warn/error;
+   FAIL for pass or warn; WARN for pass or fail; ⚠️/❌ for a pass without failing rows); "<name> passed/is
+   passing/(PASS)/— PASS/✅ <name>"
    for a finding that did not pass, "<name> failed/(FAIL)/(WARN)" for one that passed; a finding
    listed under a heading, lead-in or list ending in ":" like "Passed checks" / "**Passed:**"; a
    database table marked ✅/PASS while one of its checks did not pass;
@@ -113,6 +130,15 @@ prompt):
 6. a table row or heading naming a check that does not exist: ``table.column.check`` with a known
    check type, or a backticked identifier in the name column of a table that lists real checks.
 
+7. a draft that was cut off: the fence around it or a reasoning block never closed, or its last line stops
+   where no writer stops (a label with no value such as ``- **Status**:``, a heading with nothing under it,
+   an unfinished table row, an open ``**`` or code span, a trailing comma, article, preposition or
+   conjunction, a long last sentence with no end) — :mod:`watchdog.verify.truncation`.
+
+Each message names the check's own quantity and states only true facts: a ``row_count`` is said to
+count rows, a ``freshness`` check's age is an age (never "failing rows"), a ``not_null`` check has no
+duplicate figures.
+
 ``Verification.ok`` lists what was checked and matched ("contacts.email.not_null: 37 matches failing
 rows"). ``Verification.passed`` is true when nothing is bad; ``to_json_dict()`` returns
 ``{"passed", "ok", "bad": [{"finding", "says", "actual", "message"}]}``.
@@ -124,11 +150,13 @@ rows"). ``Verification.passed`` is true when nothing is bad; ``to_json_dict()`` 
 :mod:`~watchdog.verify.claims` (which numbers are claims), :mod:`~watchdog.verify.facts` and
 :mod:`~watchdog.verify.consistency` (is a claim consistent with the facts),
 :mod:`~watchdog.verify.status` (statuses, unknown and unmentioned checks),
-:mod:`~watchdog.verify.summary` ("no issues", summary counts), :mod:`~watchdog.verify.model`
-(the result).
+:mod:`~watchdog.verify.summary` ("no issues", summary counts), :mod:`~watchdog.verify.unwrap`
+(fences, tags, reasoning), :mod:`~watchdog.verify.truncation` (cut-off drafts),
+:mod:`~watchdog.verify.model` (the result).
 """
 
 from watchdog.verify.model import BadItem, Verification
+from watchdog.verify.unwrap import unwrap_report
 from watchdog.verify.walk import verify_fn
 
-__all__ = ["BadItem", "Verification", "verify_fn"]
+__all__ = ["BadItem", "Verification", "unwrap_report", "verify_fn"]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 from watchdog.verify.locate import CHECK_TYPES, Index, IndexedFinding, Mention
 from watchdog.verify.markdown import Code
@@ -152,149 +153,254 @@ def _is_name_literal(idx: Index, literal: str) -> bool:
             or low.split(".")[-1] in idx.column_words)
 
 
+def _other_type_word(text: str, check: str) -> bool:
+    """Whether ``text`` uses a noun that belongs to another kind of check ("duplicates" of a not_null check)."""
+    if check in ("custom_sql", "row_condition"):
+        return False
+    return any((owners := _TYPE_WORDS.get(w)) is not None and check not in owners for w in _WORD.findall(text))
+
+
+@dataclass
+class _Site:
+    """Where a number sits: the words before and after it, its clause, the count noun after it, a label."""
+
+    idx: Index
+    item: IndexedFinding
+    num: Num
+    masked: str
+    plain: str
+    header_kind: str | None
+    literals: Sequence[tuple[int, int]]
+    names_at: Sequence[int]
+    low: str = ""
+    before_full: str = ""
+    before: str = ""
+    after_words: list[str] = field(default_factory=list)
+    clause_start: int = 0
+    clause_before: str = ""
+    noun_at: int = -1
+    adjectives: list[str] = field(default_factory=list)
+    phrase: str = ""
+    near: str = ""
+    label: str = ""
+
+    def __post_init__(self) -> None:
+        num = self.num
+        self.low = low = self.masked.lower()
+        before_full = low[:num.start]
+        if num.approx_text:
+            cut = before_full.rstrip()
+            if cut.endswith(num.approx_text):
+                before_full = cut[: len(cut) - len(num.approx_text)]
+        self.before_full = before_full
+        self.before = before_full[-60:]
+        after_seg = AFTER_STOP.split(low[num.end:num.end + 80], maxsplit=1)[0]
+        self.after_words = after = _WORD.findall(after_seg)[:7]
+        self.clause_start = max(before_full.rfind(ch) for ch in (".", ";", "!", "?", ",", "—", "(")) + 1
+        self.clause_before = before_full[self.clause_start:]
+        # a noun after the number (at most two adjectives before it)
+        self.noun_at = next((k for k, w in enumerate(after[:3]) if w in COUNT_NOUNS or w in self.item.nouns), -1)
+        n = self.noun_at
+        self.adjectives = after[:n] if n > 0 else []
+        self.phrase = " ".join(after[: (n + 1 + 4) if n >= 0 else 4])
+        self.near = " ".join(after[: n + 2] if n >= 0 else after[:2])
+        lm = _LABEL.search(self.before)
+        if lm:
+            self.label = re.split(r"[.;,(]\s*", lm.group(1))[-1].strip()
+
+    @property
+    def head(self) -> str:
+        return self.after_words[self.noun_at] if self.noun_at >= 0 else ""
+
+
+Verdict = tuple[str | None, bool]
+_NO_CLAIM: Verdict = (None, False)
+
+
 def claim(idx: Index, masked: str, num: Num, item: IndexedFinding, header_kind: str | None,
           literals: Sequence[tuple[int, int]] = (), names_at: Sequence[int] = (),
-          plain: str = "") -> tuple[str | None, bool]:
-    """What ``num`` claims about ``item``: (kind, strong) or (None, False) when it claims nothing."""
-    low = masked.lower()
-    before_full = low[:num.start]
-    if num.approx_text:
-        cut = before_full.rstrip()
-        if cut.endswith(num.approx_text):
-            before_full = cut[: len(cut) - len(num.approx_text)]
-    before = before_full[-60:]
-    after_seg = AFTER_STOP.split(low[num.end:num.end + 80], maxsplit=1)[0]
-    after_words = _WORD.findall(after_seg)[:7]
-    f = item.f
-    clause_start = max(before_full.rfind(ch) for ch in (".", ";", "!", "?", ",", "—", "(")) + 1
-    clause_before = before_full[clause_start:]
-    if num.is_duration:
-        if f.check != "freshness":
-            return None, False
-        window = before[-40:] + " " + " ".join(after_words[:4])
-        return "age", bool(_AGE_WORDS.search(window))
-    if _SKIP_BEFORE.search(before) and not num.percent:
-        return None, False
-    if after_words and after_words[0] in _SKIP_AFTER_WORDS:
-        return None, False
-    if any(s >= clause_start and e <= num.start for s, e in literals):
-        return None, False  # about a value ("`x@y` appears in 3 rows"), not the finding
-    if _RELATIVE.search(clause_before[-30:] + " " + " ".join(after_words[:3])) or _AGGREGATE.search(
-            clause_before + " " + " ".join(after_words)):
-        return None, False
-    # a noun after the number (at most two adjectives before it)
-    noun_at = -1
-    for k, w in enumerate(after_words[:3]):
-        if w in COUNT_NOUNS or w in item.nouns:
-            noun_at = k
-            break
-    adjectives = after_words[:noun_at] if noun_at > 0 else []
-    if any(_NOT_A_COUNT_ADJ.fullmatch(w) for w in adjectives):
-        return None, False
-    if re.search(r"(?:\d|\bone)\s+in\s+(?:every\s+|each\s+)?$", before) or (after_words[:1] == ["in"] and re.match(
-            r"\s*in\s+\d", low[num.end:num.end + 8])):
-        return None, False  # a ratio: "1 in 50 contacts"
-    if noun_at >= 0:
-        head_noun = after_words[noun_at]
-        if (item.table_key and head_noun in idx.other_table_nouns(item)
-                and head_noun not in item.own_table_nouns):
-            return None, False  # "the companies table has 200 rows" said next to a contacts check
+          plain: str = "") -> Verdict:
+    """What ``num`` claims about ``item``: (kind, strong) or (None, False) when it claims nothing. The rules
+    below run in order; the first one with an answer decides."""
+    site = _Site(idx, item, num, masked, plain, header_kind, literals, names_at)
+    for rule in _RULES:
+        verdict = rule(site)
+        if verdict is not None:
+            return verdict
+    return _NO_CLAIM
+
+
+def _duration(site: _Site) -> Verdict | None:
+    """A duration is an age, and only a freshness check has one."""
+    if not site.num.is_duration:
+        return None
+    if site.item.f.check != "freshness":
+        return _NO_CLAIM
+    window = site.before[-40:] + " " + " ".join(site.after_words[:4])
+    return "age", bool(_AGE_WORDS.search(window))
+
+
+def _not_a_count(site: _Site) -> Verdict | None:
+    """A list number, a sample, a value in code or quotes, a change or an aggregate."""
+    num, after = site.num, site.after_words
+    if _SKIP_BEFORE.search(site.before) and not num.percent:
+        return _NO_CLAIM
+    if after and after[0] in _SKIP_AFTER_WORDS:
+        return _NO_CLAIM
+    if any(s >= site.clause_start and e <= num.start for s, e in site.literals):
+        return _NO_CLAIM  # about a value ("`x@y` appears in 3 rows"), not the finding
+    rel_after = after[:3]
+    if re.match(r"[^.;:!?\d]*\b(?:more|less|fewer)\s+than\s+\d", site.low[num.end:num.end + 40]):
+        rel_after = [w for w in rel_after if w not in ("more", "less", "fewer")]  # "more than 7 days": an approx
+    if _RELATIVE.search(site.clause_before[-30:] + " " + " ".join(rel_after)) or _AGGREGATE.search(
+            site.clause_before + " " + " ".join(after)):
+        return _NO_CLAIM
+    if any(_NOT_A_COUNT_ADJ.fullmatch(w) for w in site.adjectives):
+        return _NO_CLAIM
+    cut = site.before_full.rstrip()
+    if num.approx in ("over", "under") and cut.endswith(MASK) and len(cut) not in site.names_at:
+        return _NO_CLAIM  # a value compared with a column in code: "`price` over 100"
+    if re.search(r"(?:\d|\bone)\s+in\s+(?:every\s+|each\s+)?$", site.before) or (after[:1] == ["in"] and re.match(
+            r"\s*in\s+\d", site.low[num.end:num.end + 8])):
+        return _NO_CLAIM  # a ratio: "1 in 50 contacts"
+    return None
+
+
+def _not_this_finding(site: _Site) -> Verdict | None:
+    """Rows of another table, distinct values of a non-unique check, one group or example, another check's noun."""
+    item, f = site.item, site.item.f
+    if site.noun_at >= 0:
+        head_noun = site.head
+        if item.table_key and head_noun in site.idx.other_table_nouns(item) and head_noun not in item.own_table_nouns:
+            return _NO_CLAIM  # "the companies table has 200 rows" said next to a contacts check
         if (f.check != "unique" and head_noun in item.column_nouns and head_noun not in _ROW_NOUNS
-                and re.search(r"\b(?:distinct|different|unique|separate)\b", " ".join(adjectives))):
-            return None, False  # distinct values of a non-unique check are not among the facts
+                and re.search(r"\b(?:distinct|different|unique|separate)\b", " ".join(site.adjectives))):
+            return _NO_CLAIM  # distinct values of a non-unique check are not among the facts
+    before_full = site.before_full
     sentence_before = before_full[max(before_full.rfind(". "), before_full.rfind("\n")) + 1:]
     if _PARTIAL.search(sentence_before) or _SHARE_OF_OTHERS.search(sentence_before):
-        return None, False  # about one group, value or example, or a share of all failures
+        return _NO_CLAIM  # about one group, value or example, or a share of all failures
     if item.table_key:
-        plain_before = (plain or masked)[len(before_full) - len(sentence_before):num.start].lower()
-        last = idx.last_table(plain_before, item)
+        plain_before = (site.plain or site.masked)[len(before_full) - len(sentence_before):site.num.start].lower()
+        last = site.idx.last_table(plain_before, item)
         if last is not None and last != item.table_key:
-            return None, False  # the nearest table named before the number is another table
-    phrase = " ".join(after_words[: (noun_at + 1 + 4) if noun_at >= 0 else 4])
-    near = " ".join(after_words[: noun_at + 2] if noun_at >= 0 else after_words[:2])
-    for w in after_words[: noun_at + 1 if noun_at >= 0 else 3]:
-        owners = _TYPE_WORDS.get(w)
-        if owners and f.check not in owners and f.check not in ("custom_sql", "row_condition"):
-            return None, False
-    label = ""
-    lm = _LABEL.search(before)
-    if lm:
-        label = re.split(r"[.;,(]\s*", lm.group(1))[-1].strip()
-    threshold_near = bool(_THRESHOLD_WORDS.search(clause_before[-28:]))
+            return _NO_CLAIM  # the nearest table named before the number is another table
+    n = site.noun_at
+    if _other_type_word(" ".join(site.after_words[: n + 1 if n >= 0 else 3]), f.check):
+        return _NO_CLAIM
+    if site.label and _other_type_word(site.label, f.check):
+        return _NO_CLAIM  # "Duplicate values: 0" said of a not_null check: a figure of another kind of check
+    return None
+
+
+def _percent_or_threshold(site: _Site) -> Verdict | None:
+    """A percentage is the rate unless worded as a threshold or a share of something else; a number worded as a
+    threshold is one; a number word needs a count noun."""
+    num, after = site.num, site.after_words
+    threshold_near = bool(_THRESHOLD_WORDS.search(site.clause_before[-28:]))
     if num.percent:
-        if threshold_near or _THRESHOLD_WORDS.search(near + " " + label):
+        if threshold_near or _THRESHOLD_WORDS.search(site.near + " " + site.label):
             return "threshold", False
-        if after_words[:1] == ["of"] and _OTHER_BASE.search(" ".join(after_words[1:5])):
-            return None, False  # "26% of all contact failures": a share of something else
+        if after[:1] == ["of"] and _OTHER_BASE.search(" ".join(after[1:5])):
+            return _NO_CLAIM  # "26% of all contact failures": a share of something else
         return "rate", True
-    if threshold_near or header_kind == "threshold":
+    if threshold_near or site.header_kind == "threshold":
         return "threshold", False
-    if num.word:
-        if num.text.lower() == "one":
-            return None, False
-        if noun_at < 0 or re.search(r"\b(?:no|every|each|any|only)\s*$", before):
-            return None, False
-    head = after_words[noun_at] if noun_at >= 0 else ""
-    of_m = _OF_BEFORE.search(before)
-    if of_m and of_m.group().strip() == "/" and noun_at != 0 and header_kind is None:
+    if num.word and (num.text.lower() == "one" or site.noun_at < 0
+                     or re.search(r"\b(?:no|every|each|any|only)\s*$", site.before)):
+        return _NO_CLAIM
+    return None
+
+
+def _whole_or_part(site: _Site) -> Verdict | None:
+    """"of 2,000" is the total; "37 of 2,000 contacts have no email": the part, as the rest of the sentence says."""
+    num, after, low = site.num, site.after_words, site.low
+    of_m = _OF_BEFORE.search(site.before)
+    if of_m and of_m.group().strip() == "/" and site.noun_at != 0 and site.header_kind is None:
         of_m = None  # "8/10" is a score unless a count noun follows ("37/2,000 rows")
-    if of_m and (noun_at == 0 or not after_words or header_kind is not None):
-        if _THRESHOLD_WORDS.search(near):
-            return "threshold", False
-        return "total", True
-    if (after_words[:1] == ["of"] and not num.percent and header_kind is None
+    if of_m and (site.noun_at == 0 or not after or site.header_kind is not None):
+        return ("threshold", False) if _THRESHOLD_WORDS.search(site.near) else ("total", True)
+    if ((after[:1] == ["of"] or after[:2] == ["out", "of"]) and site.header_kind is None
             and re.match(r"\s*(?:out\s+)?of\s+(?:the\s+|all\s+)?(?:~|about\s+)?\d", low[num.end:num.end + 24])):
-        # "37 of 2,000 contacts (1.85%) have no email": the part; what it is comes after the whole
         rest = re.sub(r"\([^)]*\)", " ", low[num.end:num.end + 140])
         rest = re.split(r"[.;:!?\n]|,\s|\s(?:but|while|whereas)\s", rest, maxsplit=1)[0]
         if _THRESHOLD_WORDS.search(rest):
             return "threshold", False
         if _COMPLEMENT.search(rest):
-            return "generic", True
+            return ("generic" if _FAIL_WORDS.search(rest) else "passing"), True
         return ("failing" if _FAIL_WORDS.search(rest) else "generic"), True
-    if header_kind is not None and header_kind not in ("prose", "name"):
-        if noun_at >= 0 and head not in _ROW_NOUNS and _DUP_WORDS.search(phrase):
-            return "dup", True
-        if noun_at >= 0 and _EXCESS_WORDS.search(phrase):
-            return "excess", True
-        if header_kind == "failing":
-            return ("failing_strict" if f.failing is not None else "generic"), True
-        return header_kind, True
-    source = None
-    if noun_at >= 0:
-        source = phrase
-    elif label and (_COUNT_NOUN_RE.search(label) or _FAIL_WORDS.search(label) or "total" in label
-                    or _TOTAL_WORDS.search(label) or _EXCESS_WORDS.search(label) or _DUP_WORDS.search(label)
+    return None
+
+
+def _under_header(site: _Site) -> Verdict | None:
+    """A number in a table cell under a mapped header is what the header says (or what its noun says)."""
+    kind = site.header_kind
+    if kind is None or kind in ("prose", "name"):
+        return None
+    if site.noun_at >= 0 and site.head not in _ROW_NOUNS and _DUP_WORDS.search(site.phrase):
+        return "dup", True
+    if site.noun_at >= 0 and _EXCESS_WORDS.search(site.phrase):
+        return "excess", True
+    return ("failing_strict" if kind == "failing" else kind), True
+
+
+def _worded(site: _Site) -> Verdict | None:
+    """A number with a count noun, a label, a failure verb, after the name or after "returned": what kind."""
+    after, label, item = site.after_words, site.label, site.item
+    head = site.head
+    if site.noun_at >= 0:
+        source = site.phrase
+    elif label and (_COUNT_NOUN_RE.search(label) or _FAIL_WORDS.search(label) or _TOTAL_WORDS.search(label)
+                    or "total" in label or _EXCESS_WORDS.search(label) or _DUP_WORDS.search(label)
                     or any(n in label.split() for n in item.nouns)):
-        source = label
-        words = _WORD.findall(label)
-        head = next((w for w in words if w in COUNT_NOUNS or w in item.nouns), "")
         if re.search(r"\btotal\b", label) and not _FAIL_WORDS.search(label):
             return "total", True
-    elif after_words and _FAIL_WORDS.search(" ".join(after_words[:3])) and not num.word:
-        source = " ".join(after_words[:4])
-    elif after_words and after_words[0] in ("checked", "scanned", "examined", "evaluated", "tested", "inspected"):
-        return "total", True
-    elif names_at and any(0 <= num.start - e <= 30 for e in names_at) and _AFTER_NAME.search(
-            masked[max(0, num.start - 30):num.start]):
-        return "generic", True  # "contacts.email.pattern (8)", "won_deals_without_amount: 6", "X is 25"
-    elif re.search(r"\b(?:returned|returns|returning|counted|counts|reported|reports|found)\s*$", before) and (
-            not after_words or noun_at >= 0):
-        return "generic", True  # "the query returned 6"
-    if source is None:
-        return None, False
-    if _THRESHOLD_WORDS.search(near if source is phrase else source):
+        source = label
+        head = next((w for w in _WORD.findall(label) if w in COUNT_NOUNS or w in item.nouns), "")
+    elif after and _FAIL_WORDS.search(" ".join(after[:3])) and not site.num.word:
+        source = " ".join(after[:4])
+    else:
+        return _unworded(site)
+    if site.num.word and site.num.text.lower() == "no":
+        # "no rows with `isbn` failed": the rest of the clause says what kind (the tokenizer saw a failure word)
+        source += " " + re.split(r"[.;:!?]", site.low[site.num.end:site.num.end + 80], maxsplit=1)[0]
+    if _THRESHOLD_WORDS.search(site.near if source is site.phrase else source):
         return "threshold", False
-    if _REMOVE_BEFORE.search(clause_before):
-        return "excess", True
-    if head not in _ROW_NOUNS and _DUP_WORDS.search(source):
-        return "dup", True
-    if _EXCESS_WORDS.search(source):
-        return "excess", True
-    if _COMPLEMENT.search(source):
-        return "generic", True
-    if _TOTAL_WORDS.search(source):
+    return _kind_of(site, source, head), True
+
+
+def _unworded(site: _Site) -> Verdict:
+    """A number with no noun or label: a total when "checked", any fact right after the name or "returned"."""
+    after, num = site.after_words, site.num
+    if after and after[0] in ("checked", "scanned", "examined", "evaluated", "tested", "inspected"):
         return "total", True
+    if any(0 <= num.start - e <= 30 and _AFTER_NAME.fullmatch(site.masked[e - 1:num.start]) for e in site.names_at):
+        return "generic", True  # "contacts.email.pattern (8)", "won_deals_without_amount: 6", "X is 25"
+    if re.search(r"\b(?:returned|returns|returning|counted|counts|reported|reports|found)\s*$", site.before) and (
+            not after or site.noun_at >= 0):
+        return "generic", True  # "the query returned 6"
+    return _NO_CLAIM
+
+
+def _kind_of(site: _Site, source: str, head: str) -> str:
+    """What kind of count the words ``source`` (around a count noun ``head``) describe."""
+    if _REMOVE_BEFORE.search(site.clause_before):
+        return "excess"
+    if head not in _ROW_NOUNS and _DUP_WORDS.search(source):
+        return "dup"
+    if _EXCESS_WORDS.search(source):
+        return "excess"
+    if site.item.f.check == "freshness" and head in _ROW_NOUNS:
+        # a freshness check counts no failing rows; the only rows it counts are the rows it looked at
+        return "failing_strict" if _FAIL_WORDS.search(source) else "total"
+    if _COMPLEMENT.search(source):
+        return "generic"
+    if _TOTAL_WORDS.search(source):
+        return "total"
     if _FAIL_WORDS.search(source):
-        return "failing", True
-    return "generic", True
+        # "3 rows failed" counts rows: not the distinct duplicated values, and not of a check without failing rows
+        return "failing_strict" if head in _ROW_NOUNS and site.item.f.check != "custom_sql" else "failing"
+    return "generic"
+
+
+_RULES = (_duration, _not_a_count, _not_this_finding, _percent_or_threshold, _whole_or_part, _under_header, _worded)

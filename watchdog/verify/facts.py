@@ -20,7 +20,7 @@ from watchdog.verify.numbers import format_count, parse_duration
 if TYPE_CHECKING:
     from watchdog.verify.locate import IndexedFinding
 
-__all__ = ["Facts", "actual_text", "as_float", "counts_text", "describe"]
+__all__ = ["Facts", "actual_label", "actual_text", "as_float", "counts_text", "describe"]
 
 
 def as_float(value: Any) -> float | None:
@@ -49,6 +49,8 @@ class Facts:
     max_rate: float | None
     max_age: float | None
     derived: list[float]
+    check: str = ""
+    list_sizes: list[float] = field(default_factory=list)
     #: an ``anomaly:``'s value, expected value and band (a rate as a fraction when ``anomaly_rate``)
     anomaly: list[float] = field(default_factory=list)
     anomaly_rate: bool = False
@@ -58,8 +60,7 @@ class Facts:
         p = f.params or {}
         params = [v for v in (as_float(p.get("max_count")), as_float(p.get("min")), as_float(p.get("max")))
                   if v is not None]
-        if isinstance(p.get("values"), list):
-            params.append(float(len(p["values"])))
+        list_sizes = [float(len(p["values"]))] if isinstance(p.get("values"), list) else []
         max_age = parse_duration(p["max_age"]) if p.get("max_age") is not None else None
         derived: list[float] = []
         failing, total, observed = as_float(f.failing), as_float(f.total), as_float(f.observed)
@@ -77,45 +78,48 @@ class Facts:
             if isinstance(a, dict) else []
         return cls(failing, total, observed, as_float(f.details.get("duplicate_values")),
                    as_float(f.details.get("excess_rows")), rate, params, as_float(p.get("max_rate")), max_age, derived,
-                   band, isinstance(a, dict) and a.get("metric") == "rate")
+                   f.check, list_sizes, band, isinstance(a, dict) and a.get("metric") == "rate")
 
     def values(self, kind: str) -> list[float]:
-        """The figures a claim of ``kind`` may equal."""
-        all_counts = [v for v in (self.failing, self.total, self.observed, self.dup, self.excess) if v is not None]
-        if kind == "failing_strict":
-            return [self.failing] if self.failing is not None else self.values("generic")
-        if kind == "failing":
-            if self.failing is None:
-                return self.values("generic")
-            out = [v for v in (self.failing, self.dup, self.excess) if v is not None]
-            out += [v for v in (_first(self.params),) if v is not None]
-            if self.total is not None and self.total == self.failing:
-                out.append(self.total)
-            return out
-        if kind == "dup":
-            return [self.dup] if self.dup is not None else self.values("failing")
-        if kind == "excess":
-            return [self.excess] if self.excess is not None else self.values("failing")
-        if kind == "total":
-            out = [v for v in (self.total, self.observed) if v is not None]
-            if not out:
-                return []
-            if self.failing is not None and self.failing == self.total:
-                out.append(self.failing)
-            return out
-        if kind == "generic":
-            return all_counts + self.params + self.derived + ([] if self.anomaly_rate else self.anomaly)
-        if kind == "rate":
-            return self._rates()
-        if kind == "age":
-            out = [v for v in (self.observed, self.max_age) if v is not None] + self.anomaly
-            if self.observed is not None and self.max_age is not None:
-                out.append(self.observed - self.max_age)
-            return out
-        return []
+        """The figures a claim of ``kind`` may equal. Parameters (thresholds) are never among them: a number
+        worded as a threshold is a claim of kind ``threshold`` (see :func:`~watchdog.verify.consistency.compare`)."""
+        rule = _VALUE_RULES.get(kind)
+        return rule(self) if rule is not None else []
 
-    def _rates(self) -> list[float]:
-        """The percentages a rate claim may equal."""
+    def _failing_strict(self) -> list[float]:
+        return [self.failing] if self.failing is not None else self._generic()
+
+    def _failing(self) -> list[float]:
+        if self.failing is None:
+            return self._generic()
+        out = [v for v in (self.failing, self.dup, self.excess) if v is not None]
+        if self.total is not None and self.total == self.failing:
+            out.append(self.total)
+        return out
+
+    def _dup(self) -> list[float]:
+        return [self.dup] if self.dup is not None else self._failing()
+
+    def _excess(self) -> list[float]:
+        return [self.excess] if self.excess is not None else self._failing()
+
+    def _total(self) -> list[float]:
+        out = [v for v in (self.total, self.observed if self.check == "row_count" else None) if v is not None]
+        if out and self.failing is not None and self.failing == self.total:
+            out.append(self.failing)
+        return out
+
+    def _passing(self) -> list[float]:
+        """"1,248 of 1,250 books have an ISBN": the rows that pass (or all of them)."""
+        if self.failing is None or self.total is None:
+            return self._generic()
+        return [self.total - self.failing, self.total]
+
+    def _generic(self) -> list[float]:
+        counts = [v for v in (self.failing, self.total, self.observed, self.dup, self.excess) if v is not None]
+        return counts + self.list_sizes + self.derived + ([] if self.anomaly_rate else self.anomaly)
+
+    def _rate(self) -> list[float]:
         if self.rate is None:
             return []
         out = [self.rate * 100, (1 - self.rate) * 100]
@@ -128,9 +132,21 @@ class Facts:
                 out.append(v / self.total * 100)
         return out
 
+    def _age(self) -> list[float]:
+        out = [v for v in (self.observed, self.max_age) if v is not None] + self.anomaly
+        if self.observed is not None and self.max_age is not None:
+            out.append(self.observed - self.max_age)
+        return out
 
-def _first(values: list[float]) -> float | None:
-    return values[0] if values else None
+    def thresholds(self) -> list[float]:
+        """The parameters a number worded as a threshold may equal."""
+        return self.params + self.list_sizes + ([self.max_rate * 100] if self.max_rate is not None else [])
+
+
+_VALUE_RULES = {"failing_strict": Facts._failing_strict, "failing": Facts._failing, "dup": Facts._dup,
+                "excess": Facts._excess, "total": Facts._total, "generic": Facts._generic,
+                "passing": Facts._passing, "rate": Facts._rate,
+                "age": Facts._age}
 
 
 def describe(item: IndexedFinding) -> str:
@@ -168,22 +184,36 @@ def counts_text(item: IndexedFinding) -> str:
 
 
 def actual_text(item: IndexedFinding, kind: str) -> str:
-    """The true value, as text, of the fact a claim of ``kind`` is about."""
+    """The true value, as text, of the fact a claim of ``kind`` is about (see :func:`actual_label`)."""
     f = item.f
     facts = item.facts
-    if kind in ("failing", "failing_strict"):
-        return format_count(f.failing if f.failing is not None else f.observed)
-    if kind == "dup":
-        return format_count(facts.dup if facts.dup is not None else f.failing)
-    if kind == "excess":
-        return format_count(facts.excess if facts.excess is not None else f.failing)
+    if kind in ("dup", "excess") and facts.dup is not None:
+        return format_count(facts.dup if kind == "dup" else facts.excess)
     if kind == "total":
         return format_count(f.total if f.total is not None else f.observed)
+    if kind == "passing" and f.failing is not None and f.total is not None:
+        return format_count(f.total - f.failing)
     if kind == "rate":
         return format_percent(facts.rate)
     if kind == "age":
         return format_duration(f.observed)
-    # generic: the count a reader most likely means
     if f.failing is not None:
         return format_count(f.failing)
-    return format_count(f.observed if f.observed is not None else f.total)
+    # row_count: the rows it counted; freshness: the rows it looked at (its observed value is an age)
+    if f.check == "row_count":
+        return format_count(f.observed if f.observed is not None else f.total)
+    return format_count(f.total)
+
+
+def actual_label(item: IndexedFinding, kind: str) -> str:
+    """What :func:`actual_text` is, in words: the check's own quantity."""
+    f = item.f
+    if kind == "dup" and item.facts.dup is not None:
+        return "distinct duplicated values"
+    if kind == "excess" and item.facts.dup is not None:
+        return "rows beyond the first of each duplicate group"
+    if kind == "passing" and f.failing is not None and f.total is not None:
+        return "rows that pass"
+    if f.failing is not None:
+        return "failing rows" if f.check != "custom_sql" else "rows returned"
+    return "rows"

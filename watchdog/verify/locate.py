@@ -147,9 +147,9 @@ class Index:
             columns = f.columns or ([f.column] if f.column else [])
             column_res = []
             for c in columns:
-                cv = _word_variants(c, strip_suffix=True)
-                cv = {v for v in cv if v not in table_nouns} or cv
-                column_res.append(_words_re(frozenset(cv)))
+                variants = _word_variants(c, strip_suffix=True)
+                cv = frozenset(v for v in variants if v not in table_nouns) or variants
+                column_res.append(_words_re(cv))
                 nouns |= {v.split()[-1] for v in cv if v.split()[-1] not in ("id", "ids", "at", "on")}
             check_re = _CHECK_RE.get(f.check)
             phrase_re = None
@@ -246,9 +246,9 @@ class Index:
                     continue
                 if all(r.search(low) for r in item.column_res):
                     found.append(item)
-        for item in self.phrase_items:
-            if item.phrase_re is not None and item.phrase_re.search(low):
-                found.append(item)
+        phrased = [i for i in self.phrase_items if i.phrase_re is not None and i.phrase_re.search(low)]
+        if phrased:  # every word of a custom check's name: more specific than a column and a check word
+            return phrased
         if any(i.level == 2 for i in found):
             found = [i for i in found if i.level != 1]
         return found

@@ -105,86 +105,129 @@ def _split_row(line: str) -> list[str]:
 def blocks(markdown: str) -> list[Block]:
     """The report's blocks, in order."""
     text = _COMMENT.sub(lambda m: "\n" * m.group().count("\n"), markdown.replace("\r\n", "\n").replace("\r", "\n"))
-    lines = text.split("\n")
-    out: list[Block] = []
-    fence: str | None = None
-    para: list[str] = []
-    item: Block | None = None
-    i = 0
-
-    def flush_para() -> None:
-        nonlocal para
-        if para:
-            out.append(Block("para", i - len(para), " ".join(s.strip() for s in para)))
-            para = []
-
-    while i < len(lines):
-        line = lines[i]
+    reader = _Reader(text.split("\n"))
+    while reader.i < len(reader.lines):
+        line = reader.lines[reader.i]
         while _QUOTE.match(line):
             line = _QUOTE.sub("", line, count=1)
-        if fence is not None:
-            if re.match(rf"^\s*{re.escape(fence[0])}{{{len(fence)},}}\s*$", line):
-                fence = None
-            i += 1
-            continue
+        reader.step(line)
+    reader.flush_para()
+    return reader.out
+
+
+class _Reader:
+    """Reads lines into blocks; each ``_line_*`` method consumes a line (and advances) or declines."""
+
+    def __init__(self, lines: list[str]) -> None:
+        self.lines = lines
+        self.i = 0
+        self.out: list[Block] = []
+        self.fence: str | None = None
+        self.para: list[str] = []
+        self.item: Block | None = None
+
+    def flush_para(self) -> None:
+        if self.para:
+            self.out.append(Block("para", self.i - len(self.para), " ".join(s.strip() for s in self.para)))
+            self.para = []
+
+    def step(self, line: str) -> None:
+        for handler in (self._line_in_fence, self._line_fence, self._line_blank, self._line_heading,
+                        self._line_setext, self._line_table, self._line_break, self._line_item,
+                        self._line_continuation):
+            if handler(line):
+                return
+        self.para.append(line)
+        self.i += 1
+
+    def _line_in_fence(self, line: str) -> bool:
+        if self.fence is None:
+            return False
+        if re.match(rf"^\s*{re.escape(self.fence[0])}{{{len(self.fence)},}}\s*$", line):
+            self.fence = None
+        self.i += 1
+        return True
+
+    def _line_fence(self, line: str) -> bool:
         fm = _FENCE.match(line)
-        if fm:
-            flush_para()
-            item = None
-            fence = fm.group(1)
-            i += 1
-            continue
-        if not line.strip():
-            flush_para()
-            i += 1
-            if item is not None and i < len(lines) and lines[i].strip() and not lines[i].startswith((" ", "\t")):
-                item = None
-            continue
+        if not fm:
+            return False
+        self.flush_para()
+        self.item = None
+        self.fence = fm.group(1)
+        self.i += 1
+        return True
+
+    def _line_blank(self, line: str) -> bool:
+        if line.strip():
+            return False
+        self.flush_para()
+        self.i += 1
+        nxt = self.lines[self.i] if self.i < len(self.lines) else ""
+        if self.item is not None and nxt.strip() and not nxt.startswith((" ", "\t")):
+            self.item = None
+        return True
+
+    def _line_heading(self, line: str) -> bool:
         hm = _HEADING.match(line)
-        if hm:
-            flush_para()
-            item = None
-            out.append(Block("heading", i, hm.group(2) or "", len(hm.group(1))))
-            i += 1
-            continue
-        if (para and len(para) == 1 and item is None and re.match(r"^\s{0,3}(?:=+|-{2,})\s*$", line)
+        if not hm:
+            return False
+        self.flush_para()
+        self.item = None
+        self.out.append(Block("heading", self.i, hm.group(2) or "", len(hm.group(1))))
+        self.i += 1
+        return True
+
+    def _line_setext(self, line: str) -> bool:
+        para = self.para
+        if not (para and len(para) == 1 and self.item is None and re.match(r"^\s{0,3}(?:=+|-{2,})\s*$", line)
                 and "|" not in para[0]):
-            out.append(Block("heading", i - 1, para[0].strip(), 1 if "=" in line else 2))
-            para = []
+            return False
+        self.out.append(Block("heading", self.i - 1, para[0].strip(), 1 if "=" in line else 2))
+        self.para = []
+        self.i += 1
+        return True
+
+    def _line_table(self, line: str) -> bool:
+        lines, i = self.lines, self.i
+        if not ("|" in line and i + 1 < len(lines) and _TABLE_SEP.match(lines[i + 1]) and "|" in lines[i + 1] + line):
+            return False
+        self.flush_para()
+        self.item = None
+        rows = [_split_row(line)]
+        i += 2
+        while i < len(lines) and lines[i].strip() and "|" in lines[i]:
+            rows.append(_split_row(_QUOTE.sub("", lines[i])))
             i += 1
-            continue
-        if "|" in line and i + 1 < len(lines) and _TABLE_SEP.match(lines[i + 1]) and "|" in lines[i + 1] + line:
-            flush_para()
-            item = None
-            rows = [_split_row(line)]
-            i += 2
-            while i < len(lines) and lines[i].strip() and "|" in lines[i]:
-                rows.append(_split_row(_QUOTE.sub("", lines[i])))
-                i += 1
-            out.append(Block("table", i, rows=rows))
-            continue
-        if _HR.match(line):
-            flush_para()
-            item = None
-            out.append(Block("break", i))
-            i += 1
-            continue
+        self.i = i
+        self.out.append(Block("table", i, rows=rows))
+        return True
+
+    def _line_break(self, line: str) -> bool:
+        if not _HR.match(line):
+            return False
+        self.flush_para()
+        self.item = None
+        self.out.append(Block("break", self.i))
+        self.i += 1
+        return True
+
+    def _line_item(self, line: str) -> bool:
         im = _ITEM.match(line)
-        if im:
-            flush_para()
-            indent = len(im.group(1).expandtabs(4))
-            item = Block("item", i, im.group(3), indent)
-            out.append(item)
-            i += 1
-            continue
-        if item is not None and (line.startswith((" ", "\t")) or not para):
-            item.text += " " + line.strip()
-            i += 1
-            continue
-        para.append(line)
-        i += 1
-    flush_para()
-    return out
+        if not im:
+            return False
+        self.flush_para()
+        self.item = Block("item", self.i, im.group(3), len(im.group(1).expandtabs(4)))
+        self.out.append(self.item)
+        self.i += 1
+        return True
+
+    def _line_continuation(self, line: str) -> bool:
+        if self.item is None or not (line.startswith((" ", "\t")) or not self.para):
+            return False
+        self.item.text += " " + line.strip()
+        self.i += 1
+        return True
 
 
 def sentences(text: str) -> list[str]:

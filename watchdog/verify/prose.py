@@ -20,7 +20,7 @@ from watchdog.verify.locate import (
 )
 from watchdog.verify.markdown import Code, clean
 from watchdog.verify.model import Results
-from watchdog.verify.status import status_claims
+from watchdog.verify.status import section_status, status_claims
 from watchdog.verify.summary import check_no_issues, check_summary_counts
 
 __all__ = ["check_sentence"]
@@ -42,12 +42,39 @@ def check_sentence(res: Results, idx: Index, raw_text: str, ctx: Ctx, *,
         _check_clauses(res, idx, text, code, explicit, ctx)
         return None
     if item is not None:
+        if not explicit:
+            section_status(res, text, item)
         check_numbers(res, idx, text, code, explicit, item)
     return item
 
 
 def _check_clauses(res: Results, idx: Index, text: str, code: Code, explicit: list[Mention], ctx: Ctx) -> None:
     """A sentence about several findings: check clause by clause, numbers after the name they follow."""
+    tables = frozenset(idx.tables_in(text.lower())) | ctx.tables
+    listing = False  # the previous clause only listed names: what follows is "respectively"
+    bounds = _clause_bounds(text)
+    for a, b in zip(bounds, bounds[1:], strict=False):
+        seg = text[a:b]
+        inside = [(s - a, e - a, i) for s, e, i in explicit if s >= a and e <= b]
+        sub_code = tuple((max(s - a, 0), min(e, b) - a) for s, e in code if e > a and s < b)
+        distinct = {id(i): i for _s, _e, i in inside}
+        rest = without_names(seg, inside)
+        if distinct and not re.search(r"[^\W\d_]{3,}|\d", re.sub(r"\b(?:and|or|the|checks?|as|well)\b", "",
+                                                                     rest, flags=re.I)):
+            listing = True
+        elif len(distinct) == 1 and not listing:
+            (item,) = distinct.values()
+            check_numbers(res, idx, seg, sub_code, inside, item)
+        elif len(distinct) > 1 and not listing:
+            _check_names_in_clause(res, idx, seg, sub_code, inside)
+        elif not distinct and not listing:
+            loose = idx.loose(seg.lower(), tables)
+            if len(loose) == 1:
+                check_numbers(res, idx, seg, sub_code, [], loose[0])
+
+
+def _clause_bounds(text: str) -> list[int]:
+    """Where the clauses of a sentence start (never inside parentheses), and its end."""
     bounds = [0]
     depth = 0
     for m in _CLAUSE_OR_PAREN.finditer(text):
@@ -59,32 +86,15 @@ def _check_clauses(res: Results, idx: Index, text: str, code: Code, explicit: li
         elif depth == 0:
             bounds.append(m.end())
     bounds.append(len(text))
-    tables = frozenset(idx.tables_in(text.lower())) | ctx.tables
-    listing = False  # the previous clause only listed names: what follows is "respectively"
-    for a, b in zip(bounds, bounds[1:]):
-        seg = text[a:b]
-        inside = [(s - a, e - a, i) for s, e, i in explicit if s >= a and e <= b]
-        sub_code = tuple((max(s - a, 0), min(e, b) - a) for s, e in code if e > a and s < b)
-        distinct = {id(i): i for _s, _e, i in inside}
-        rest = without_names(seg, inside)
-        if distinct and not re.search(r"[^\W\d_]{3,}|\d", re.sub(r"\b(?:and|or|the|checks?|as|well)\b", "",
-                                                                     rest, flags=re.I)):
-            listing = True
+    return bounds
+
+
+def _check_names_in_clause(res: Results, idx: Index, seg: str, sub_code: Code, inside: list[Mention]) -> None:
+    """A clause naming several findings: a number belongs to the name it follows."""
+    for k, (s, e, item) in enumerate(inside):
+        end = inside[k + 1][0] if k + 1 < len(inside) else len(seg)
+        if inside[k + 1:] and inside[k + 1][2] is item:
             continue
-        if listing and distinct:
-            continue
-        if len(distinct) == 1:
-            (item,) = distinct.values()
-            check_numbers(res, idx, seg, sub_code, inside, item)
-        elif len(distinct) > 1:
-            for k, (s, e, item) in enumerate(inside):
-                end = inside[k + 1][0] if k + 1 < len(inside) else len(seg)
-                if inside[k + 1:] and inside[k + 1][2] is item:
-                    continue
-                piece = seg[s:end]
-                pc = tuple((max(cs - s, 0), min(ce, end) - s) for cs, ce in sub_code if ce > s and cs < end)
-                check_numbers(res, idx, piece, pc, [(0, e - s, item)], item)
-        elif not listing:
-            loose = idx.loose(seg.lower(), tables)
-            if len(loose) == 1:
-                check_numbers(res, idx, seg, sub_code, [], loose[0])
+        piece = seg[s:end]
+        pc = tuple((max(cs - s, 0), min(ce, end) - s) for cs, ce in sub_code if ce > s and cs < end)
+        check_numbers(res, idx, piece, pc, [(0, e - s, item)], item)

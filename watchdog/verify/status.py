@@ -23,7 +23,7 @@ from watchdog.verify.markdown import Code
 from watchdog.verify.model import Results
 
 __all__ = ["EMOJI", "cell_status", "check_unknown_names", "check_unmentioned", "claim_status", "lists_passing",
-           "status_claims", "status_of_word"]
+           "section_status", "status_claims", "status_of_word"]
 
 _STATUS_WORDS = {
     "pass": r"pass|passed|passes|passing|ok|okay|green|success|succeeded|healthy|clean|good|✅|✔️|✔|☑️|🟢",
@@ -54,6 +54,16 @@ _PROBLEM_HEADING = re.compile(
     r"tolerated|with)(?![\w])", re.I)
 _LEAD_IN = re.compile(r"^\W*(?P<label>passed|passing|passes|ok|healthy|clean|green|✅|failed|failing|fails|❌)"
                       r"(?:\s+checks?)?\s*(?:\(\s*\d+\s*\))?\s*[:—–-]", re.I)
+_STATUS_LABEL = re.compile(
+    r"^\W*(?:status|result|outcome|verdict|state)\s*(?:[:=]|[—–-]\s)\s*[`*_\s]*(?P<value>[^\s.,;]+)", re.I)
+_BARE_STATUS = re.compile(r"^[\W_]*(?P<value>[^\W_]+|✅|❌|⚠️|⚠)[\W_]*$")
+_CHECK_VERB = re.compile(
+    r"^\W*(?:the|this)\s+(?:check|test|rule)\s+(?:has\s+|have\s+|is\s+|was\s+)?(?:also\s+)?(?P<value>passed|passes|"
+    r"passing|succeeded|failed|fails|failing|warned|warns|errored)\b"
+    r"|^\W*it\s+(?:has\s+)?(?P<value2>passed|succeeded|failed|warned|errored)\b", re.I)
+_MEETS = re.compile(r"\b(?<!not )(?<!n't )(?:meets?|satisf(?:y|ies)|fulfils?|fulfills?)\s+the\s+"
+                    r"(?:minimum\s+|maximum\s+)?(?:[\w-]+\s+){0,2}(?:requirements?|thresholds?|limits?|expectations?|"
+                    r"bounds?)\b", re.I)
 _UNKNOWN_NAME = re.compile(rf"^[A-Za-z_][\w$]*(?:\.[\w$+]+)*\.(?:{'|'.join(CHECK_TYPES)})$")
 _IDENTIFIER = re.compile(r"^[A-Za-z_][\w$]*(?:[.+][\w$]+)*$")
 
@@ -109,20 +119,48 @@ def status_claims(res: Results, text: str, explicit: list[Mention], ctx: Ctx) ->
             word = (m.group("mark") or m.group("verb") or m.group("emoji") or "").lower()
             if _NEGATION.search(text[e:e + m.start(m.lastgroup or 0)] if m.lastgroup else ""):
                 continue
-            claim = status_of_word(word)
-            if claim:
-                claim_status(res, item, claim, word, strict=False, emoji=word in EMOJI)
+            found = status_of_word(word)
+            if found:
+                claim_status(res, item, found, word, strict=False, emoji=word in EMOJI)
                 continue
         b = _NAME_BEFORE_STATUS.search(text[max(0, s - 12):s])
         if b:
             word = (b.group("emoji") or b.group("label") or "").lower()
-            claim = status_of_word(word)
-            if claim:
-                claim_status(res, item, claim, word, strict=False, emoji=word in EMOJI)
+            found = status_of_word(word)
+            if found:
+                claim_status(res, item, found, word, strict=False, emoji=word in EMOJI)
     if ctx.status_class == "pass" and len(distinct) == 1 and not _STATUS_ANY.search(
             without_names(text, explicit)):
         (item,) = distinct.values()
         claim_status(res, item, "pass", "listed under a passing heading", strict=False)
+
+
+def section_status(res: Results, text: str, item: IndexedFinding) -> None:
+    """A status stated for the finding whose section or list item this is, without naming it: "Status: PASS",
+    "- **Status**: `pass`", a line that is only "PASS", "The check passed: …", "It failed …"."""
+    m = _STATUS_LABEL.match(text)
+    if m:
+        word = cell_status(m.group("value"), whole=True)
+        claim = status_of_word(word) if word else None
+        if claim:
+            claim_status(res, item, claim, f"Status: {m.group('value')}", strict=True, emoji=word in EMOJI)
+        return
+    m = _BARE_STATUS.match(text)
+    if m and len(text.strip()) <= 16:
+        word = cell_status(m.group("value"), whole=True)
+        claim = status_of_word(word) if word else None
+        if claim:
+            claim_status(res, item, claim, text.strip(), strict=True, emoji=word in EMOJI)
+        return
+    if _MEETS.search(text):
+        claim_status(res, item, "pass", "meets the requirement", strict=False)
+        return
+    m = _CHECK_VERB.match(text)
+    if m:
+        word = (m.group("value") or m.group("value2")).lower()
+        claim = status_of_word(word) or ("pass" if word == "succeeded" else None)
+        if claim:
+            claim_status(res, item, claim, f"the check {word}", strict=False)
 
 
 def status_of_word(word: str) -> str | None:

@@ -44,7 +44,8 @@ _SUMMARY_RES = [
     re.compile(rf"(?<![\w.,]){_SUMMARY_NUM}\s+(?P<w>failing|failed|passing|passed|warning|warned|erroring|errored)"
                r"\s+checks?\b", re.I),
     re.compile(rf"(?:\(|\bof\s+(?:the\s+)?|\ball\s+|\bran\s+|\btotal\s+of\s+){_SUMMARY_NUM}\s+(?P<w>checks)\b", re.I),
-    re.compile(r"(?<![\w])(?P<w>failed|failures|failing|passed|passing|warned|warnings?|errors?|errored|"
+    re.compile(r"(?<![\w])(?P<w>(?:passed|passing|failed|failing|warned|warning|errored)\s+checks|failed|failures|"
+               r"failing|passed|passing|warned|warnings?|errors?|errored|"
                r"checks(?:\s+run)?|total\s+checks)\s*[:=]\s*(?P<n>\d{1,3}(?:,\d{3})*|\d+)(?![\w.,%]|,\d)", re.I),
 ]
 _SUMMARY_SCOPED = re.compile(r"\b(?:other|remaining|rest\s+of\s+the|these|those|further|additional|another|"
@@ -107,54 +108,58 @@ def check_summary_counts(res: Results, idx: Index, text: str, code: Code) -> Non
     if not re.search(r"\bchecks?\b|\btests?\b", low) and len(re.findall(
             r"\b\d+\s+(?:failed|warned|passed|errors?|errored)\b", low)) < 2 and not _SUMMARY_RES[-1].search(plain):
         return
-    s = idx.doc.summary
-    tables = idx.tables_in(low)
-    per_table = {
-        t: {st: sum(1 for i in idx.by_table.get(t, ()) if i.status == st)
-            for st in ("pass", "fail", "warn", "error")}
-        for t in tables}
+    per_table = [
+        {st: sum(1 for i in idx.by_table.get(t, ()) if i.status == st) for st in ("pass", "fail", "warn", "error")}
+        for t in idx.tables_in(low)]
     seen: set[int] = set()
     for regex in _SUMMARY_RES:
         for m in regex.finditer(plain):
             if m.start("n") in seen:
                 continue
             seen.add(m.start("n"))
-            if _SUMMARY_SCOPED.search(plain[max(0, m.start("n") - 30):m.start("n")]):
-                continue  # "the other 9 checks passed": a part, not the summary
-            raw_n = m.group("n").lower()
-            if raw_n == "no" and m.group("w").lower().startswith("fail"):
-                continue  # "no checks failed" is a no-issues claim, checked once by check_no_issues()
-            n = _SUMMARY_WORDNUM.get(raw_n)
-            if n is None:
-                n = int(raw_n.replace(",", ""))
-            w = m.group("w").lower()
-            if w.startswith("fail") or w.startswith("broken"):
-                allowed = {s.failed, s.failed + s.errors, s.failed + s.warned, s.failed + s.warned + s.errors}
-                allowed |= {c["fail"] + c["error"] for c in per_table.values()}
-                allowed |= {c["fail"] for c in per_table.values()}
-                label = "failed"
-            elif w.startswith("pass") or w == "green":
-                allowed = {s.passed} | {c["pass"] for c in per_table.values()}
-                label = "passed"
-            elif w.startswith("warn") or "warning" in w:
-                allowed = {s.warned} | {c["warn"] for c in per_table.values()}
-                label = "warned"
-            elif w.startswith("error") or "error" in w or "could not" in w:
-                allowed = {s.errors} | {c["error"] for c in per_table.values()}
-                label = "errors"
-            elif "checks" in w:
-                allowed = {s.checks} | {sum(c.values()) for c in per_table.values()}
-                label = "checks"
-            else:
-                continue
-            if m.groupdict().get("m"):
-                total = int(m.group("m"))
-                if total not in {s.checks} | {sum(c.values()) for c in per_table.values()}:
-                    _summary_bad(res, f"{total} checks", "checks", s)
-            if n in allowed:
-                res.add_ok(f"summary: {m.group().strip()} matches")
-            else:
-                _summary_bad(res, m.group().strip(), label, s)
+            _check_count(res, idx.doc.summary, per_table, plain, m)
+
+
+def _check_count(res: Results, summary: Summary, per_table: list[dict[str, int]], plain: str,
+                 m: re.Match[str]) -> None:
+    """One count of checks by status, against the summary (or a named table's checks)."""
+    if _SUMMARY_SCOPED.search(plain[max(0, m.start("n") - 30):m.start("n")]):
+        return  # "the other 9 checks passed": a part, not the summary
+    raw_n = m.group("n").lower()
+    if raw_n == "no" and m.group("w").lower().startswith("fail"):
+        return  # "no checks failed" is a no-issues claim, checked once by check_no_issues()
+    n = _SUMMARY_WORDNUM.get(raw_n)
+    if n is None:
+        n = int(raw_n.replace(",", ""))
+    allowed_label = _allowed_counts(summary, per_table, m.group("w").lower())
+    if allowed_label is None:
+        return
+    allowed, label = allowed_label
+    if m.groupdict().get("m"):
+        total = int(m.group("m"))
+        if total not in {summary.checks} | {sum(c.values()) for c in per_table}:
+            _summary_bad(res, f"{total} checks", "checks", summary)
+    if n in allowed:
+        res.add_ok(f"summary: {m.group().strip()} matches")
+    else:
+        _summary_bad(res, m.group().strip(), label, summary)
+
+
+def _allowed_counts(s: Summary, per_table: list[dict[str, int]], w: str) -> tuple[set[int], str] | None:
+    """The counts a status word may be given (failures may include errors or warnings), and its label."""
+    if w.startswith("fail") or w.startswith("broken"):
+        allowed = {s.failed, s.failed + s.errors, s.failed + s.warned, s.failed + s.warned + s.errors}
+        allowed |= {c["fail"] + c["error"] for c in per_table} | {c["fail"] for c in per_table}
+        return allowed, "failed"
+    if w.startswith("pass") or w == "green":
+        return {s.passed} | {c["pass"] for c in per_table}, "passed"
+    if w.startswith("warn") or "warning" in w:
+        return {s.warned} | {c["warn"] for c in per_table}, "warned"
+    if w.startswith("error") or "error" in w or "could not" in w:
+        return {s.errors} | {c["error"] for c in per_table}, "errors"
+    if "checks" in w:
+        return {s.checks} | {sum(c.values()) for c in per_table}, "checks"
+    return None
 
 
 def _summary_bad(res: Results, says: str, label: str, s: Summary) -> None:

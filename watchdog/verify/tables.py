@@ -10,11 +10,12 @@ Tables whose header is the database's column names hold sample rows and are not 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 
 from watchdog.verify.consistency import check_numbers, compare
 from watchdog.verify.facts import describe
-from watchdog.verify.locate import Ctx, Index, IndexedFinding
+from watchdog.verify.locate import Ctx, Index, IndexedFinding, Mention
 from watchdog.verify.markdown import Code, clean
 from watchdog.verify.model import Results
 from watchdog.verify.numbers import Num, format_count
@@ -81,101 +82,125 @@ def _cell_kind(header_kind: str, m: re.Match[str], item: IndexedFinding) -> str:
     """The kind of claim a number-only cell makes under a header of ``header_kind``."""
     if m.group("pct"):
         return "rate"
-    kind = _CELL_KINDS[header_kind]
-    if kind == "failing_strict" and item.f.failing is None:
-        return "generic"
-    return kind
+    return _CELL_KINDS[header_kind]
 
 
 def check_table(res: Results, idx: Index, rows: list[list[str]], ctx: Ctx) -> None:
     """Check a table (``rows``: header row first) in context ``ctx``."""
     header = [clean(c)[0].strip() for c in rows[0]]
     kinds = [_header_kind(h) for h in header]
-    name_col = next((k for k, kd in enumerate(kinds) if kd == "name"), None)
-    body = rows[1:]
-    cleaned_rows = [[clean(c) for c in r] for r in body]
+    cleaned_rows = [[clean(c) for c in r] for r in rows[1:]]
     # a checks table: some row names a real finding
     real = any(idx.explicit(t) for r in cleaned_rows for t, _c in r)
     if not real and _is_data_table(idx, header):
         return  # sample rows from the database: values, not claims
-    for r, cells in zip(body, cleaned_rows):
-        texts = [t for t, _c in cells]
-        row_text = " | ".join(texts)
-        per_cell = [idx.explicit(t) for t in texts]
-        for k, ex in enumerate(per_cell):
-            for _s, _e, it in ex:
-                res.mentioned.add(it.name)
-        low = row_text.lower()
-        res.coverage_texts.append((low, ctx.tables))
-        item: IndexedFinding | None = None
-        cell_of_name = None
-        for k, ex in enumerate(per_cell):
-            distinct = {id(i): i for _s, _e, i in ex}
-            if distinct:
-                if len(distinct) == 1:
-                    (item,) = distinct.values()
-                    cell_of_name = k
-                break
-        # unknown check names in the name column (or the first column)
-        target = name_col if name_col is not None else 0
-        if target < len(cells) and not per_cell[target] and (real or (kinds and kinds[0] == "name")):
-            check_unknown_names(res, idx, texts[target], cells[target][1], whole_cell=True)
-        if item is None and not any(per_cell):
-            loose = idx.loose(low, ctx.tables)
-            if ctx.finding is not None and len(cells) == 2 and not re.search(r"\d", texts[0]):
-                # a key-value table under a finding's heading: "| Failing rows | 37 |"
-                _check_key_value(res, idx, texts[0], cells[1], ctx)
-                continue
-            if len(loose) == 1:
-                item = loose[0]
-            elif not loose and len(cells) >= 2:
-                table_key = next((t.strip().lower() for t, _c in cells
-                                  if t.strip().lower() in idx.by_table), None)
-                if table_key is not None:
-                    _check_table_row(res, idx, table_key, header, kinds, cells)
-                    continue
-                if len(cells) == 2:
-                    check_summary_counts(res, idx, f"{texts[0]}: {texts[1]}", ())
-                else:
-                    for t, c in cells:
-                        if t.strip():
-                            check_summary_counts(res, idx, t, c)
-                continue
-        if item is None:
+    table = _Table(header, kinds, next((k for k, kd in enumerate(kinds) if kd == "name"), None), real)
+    for cells in cleaned_rows:
+        _check_row(res, idx, table, cells, ctx)
+
+
+@dataclass
+class _Table:
+    header: list[str]
+    kinds: list[str | None]
+    name_col: int | None
+    real: bool
+
+    def kind(self, k: int) -> str | None:
+        return self.kinds[k] if k < len(self.kinds) else None
+
+
+def _check_row(res: Results, idx: Index, table: _Table, cells: list[tuple[str, Code]], ctx: Ctx) -> None:
+    texts = [t for t, _c in cells]
+    low = " | ".join(texts).lower()
+    per_cell = [idx.explicit(t) for t in texts]
+    for ex in per_cell:
+        for _s, _e, it in ex:
+            res.mentioned.add(it.name)
+    res.coverage_texts.append((low, ctx.tables))
+    item, cell_of_name = _row_finding(per_cell)
+    # unknown check names in the name column (or the first column)
+    target = table.name_col if table.name_col is not None else 0
+    if target < len(cells) and not per_cell[target] and (table.real or table.kind(0) == "name"):
+        check_unknown_names(res, idx, texts[target], cells[target][1], whole_cell=True)
+    if item is None and not any(per_cell):
+        item = _row_without_names(res, idx, table, cells, ctx)
+    if item is None:
+        return
+    _row_statuses(res, item, table, cells, cell_of_name, ctx)
+    _row_numbers(res, idx, item, table, cells, cell_of_name, per_cell, ctx)
+
+
+def _row_finding(per_cell: list[list[Mention]]) -> tuple[IndexedFinding | None, int | None]:
+    """The one finding named in the row's first name-bearing cell, and that cell."""
+    for k, ex in enumerate(per_cell):
+        distinct = {id(i): i for _s, _e, i in ex}
+        if distinct:
+            if len(distinct) == 1:
+                (item,) = distinct.values()
+                return item, k
+            return None, None
+    return None, None
+
+
+def _row_without_names(res: Results, idx: Index, table: _Table, cells: list[tuple[str, Code]],
+                       ctx: Ctx) -> IndexedFinding | None:
+    """A row naming no finding exactly: a key-value row under a finding's heading, a loosely named finding, a
+    database table's row, or summary counts."""
+    texts = [t for t, _c in cells]
+    if ctx.finding is not None and len(cells) == 2 and not re.search(r"\d", texts[0]):
+        # a key-value table under a finding's heading: "| Failing rows | 37 |"
+        _check_key_value(res, idx, texts[0], cells[1], ctx)
+        return None
+    loose = idx.loose(" | ".join(texts).lower(), ctx.tables)
+    if len(loose) == 1:
+        return loose[0]
+    if loose or len(cells) < 2:
+        return None
+    table_key = next((t.strip().lower() for t in texts if t.strip().lower() in idx.by_table), None)
+    if table_key is not None:
+        _check_table_row(res, idx, table_key, table.header, table.kinds, cells)
+    elif len(cells) == 2:
+        check_summary_counts(res, idx, f"{texts[0]}: {texts[1]}", ())
+    else:
+        for t, c in cells:
+            if t.strip():
+                check_summary_counts(res, idx, t, c)
+    return None
+
+
+def _row_statuses(res: Results, item: IndexedFinding, table: _Table, cells: list[tuple[str, Code]],
+                  cell_of_name: int | None, ctx: Ctx) -> None:
+    """Status cells (or cells that are only a status) of a row about ``item``."""
+    status_cols = [k for k, kd in enumerate(table.kinds) if kd == "status"]
+    for k, (t, _c) in enumerate(cells):
+        kd = table.kind(k)
+        if k == cell_of_name or k >= len(table.kinds) + 8 or kd == "skip":
             continue
-        # statuses
-        status_cols = [k for k, kd in enumerate(kinds) if kd == "status"]
-        for k, (t, _c) in enumerate(cells):
-            if k == cell_of_name or k >= len(kinds) + 8:
-                continue
-            kd = kinds[k] if k < len(kinds) else None
-            if kd == "skip":
-                continue
-            word = cell_status(t, whole=kd != "status")
-            if word and (kd == "status" or not status_cols):
-                claim = status_of_word(word)
-                if claim:
-                    claim_status(res, item, claim, t.strip(), strict=True, emoji=word in EMOJI)
-        if ctx.status_class == "pass" and not status_cols:
-            claim_status(res, item, "pass", "listed under a passing heading", strict=False)
-        # numbers
-        for k, (t, c) in enumerate(cells):
-            if not t.strip():
-                continue
-            kd = kinds[k] if k < len(kinds) else None
-            if kd in ("status", "skip", "name") or k == cell_of_name:
-                continue
-            ex = per_cell[k]
-            if kd in (None, "prose"):
-                sub_ctx = Ctx(item, ctx.tables, None)
-                check_sentence(res, idx, "", sub_ctx, cleaned=(t, c))
-                continue
-            head_text = header[k] if k < len(header) else ""
-            simple = _SIMPLE_CELL.match(t)
-            if simple and kd in _CELL_KINDS:
-                compare(res, _simple_num(simple), _cell_kind(kd, simple, item), True, item, t, head_text)
-                continue
-            check_numbers(res, idx, t, c, ex, item, header_kind=kd, header=head_text)
+        word = cell_status(t, whole=kd != "status")
+        claim = status_of_word(word) if word and (kd == "status" or not status_cols) else None
+        if word and claim:
+            claim_status(res, item, claim, t.strip(), strict=True, emoji=word in EMOJI)
+    if ctx.status_class == "pass" and not status_cols:
+        claim_status(res, item, "pass", "listed under a passing heading", strict=False)
+
+
+def _row_numbers(res: Results, idx: Index, item: IndexedFinding, table: _Table, cells: list[tuple[str, Code]],
+                 cell_of_name: int | None, per_cell: list[list[Mention]], ctx: Ctx) -> None:
+    """Each cell's numbers, read by the cell's column header."""
+    for k, (t, c) in enumerate(cells):
+        kd = table.kind(k)
+        if not t.strip() or kd in ("status", "skip", "name") or k == cell_of_name:
+            continue
+        if kd in (None, "prose"):
+            check_sentence(res, idx, "", Ctx(item, ctx.tables, None), cleaned=(t, c))
+            continue
+        head_text = table.header[k] if k < len(table.header) else ""
+        simple = _SIMPLE_CELL.match(t)
+        if simple and kd in _CELL_KINDS:
+            compare(res, _simple_num(simple), _cell_kind(kd, simple, item), True, item, t, head_text)
+            continue
+        check_numbers(res, idx, t, c, per_cell[k], item, header_kind=kd, header=head_text)
 
 
 def _check_table_row(res: Results, idx: Index, table_key: str, header: list[str], kinds: list[str | None],
@@ -216,10 +241,10 @@ def _check_table_row(res: Results, idx: Index, table_key: str, header: list[str]
             if any(num.matches(v) for v in sizes):
                 res.add_ok(f"{table}: {num.text} rows matches")
             else:
-                actual = format_count(row_count.f.observed if row_count else max(sizes))
-                res.add_bad(row_count.name if row_count else None, f"{table}: {num.text} rows", actual,
+                rows = format_count(row_count.f.observed if row_count else max(sizes))
+                res.add_bad(row_count.name if row_count else None, f"{table}: {num.text} rows", rows,
                             f"The report says the table {table} has {num.text} rows, but the findings show "
-                            f"{actual}.")
+                            f"{rows}.")
 
 
 def _check_key_value(res: Results, idx: Index, key: str, value: tuple[str, Code], ctx: Ctx) -> None:

@@ -12,101 +12,133 @@ import re
 from typing import Any
 
 from watchdog.findings import FindingsDoc
-from watchdog.verify.locate import Ctx, Index
-from watchdog.verify.markdown import blocks, clean, sentences
+from watchdog.verify.locate import Ctx, Index, IndexedFinding
+from watchdog.verify.markdown import Block, blocks, clean, sentences
 from watchdog.verify.model import Results, Verification
 from watchdog.verify.prose import check_sentence
 from watchdog.verify.status import check_unknown_names, check_unmentioned, lists_passing
 from watchdog.verify.tables import check_table
+from watchdog.verify.truncation import check_truncation
+from watchdog.verify.unwrap import unwrap
 
 __all__ = ["verify_fn"]
+
+_SAMPLE_LEAD = re.compile(r"^(?:sample|samples|sample\s+rows|example\s+rows|examples?|failing\s+rows\s+sample)\s*:?$",
+                          re.I)
 
 
 def verify_fn(report_markdown: str, findings: FindingsDoc | dict[str, Any]) -> Verification:
     """Check the report's numbers and statuses against the findings (see :mod:`watchdog.verify`)."""
     doc = findings if isinstance(findings, FindingsDoc) else FindingsDoc.model_validate(findings)
-    idx = Index(doc)
-    res = Results()
-    headings: list[tuple[int, Ctx]] = []
-    items: list[tuple[int, Ctx]] = []
-    pseudo: Ctx | None = None
+    unwrapped = unwrap(report_markdown or "")
+    walker = _Walker(Index(doc))
+    for block in blocks(unwrapped.text):
+        walker.block(block)
+    check_unmentioned(walker.res, walker.idx)
+    check_truncation(walker.res, unwrapped)
+    return walker.res.verification()
 
-    def section() -> Ctx:
-        return headings[-1][1] if headings else Ctx()
 
-    for block in blocks(report_markdown or ""):
+class _Walker:
+    """The walk's state: the open headings, the open list items and a lead-in's context."""
+
+    def __init__(self, idx: Index) -> None:
+        self.idx = idx
+        self.res = Results()
+        self.headings: list[tuple[int, Ctx]] = []
+        self.items: list[tuple[int, Ctx]] = []
+        self.pseudo: Ctx | None = None
+
+    def section(self) -> Ctx:
+        return self.headings[-1][1] if self.headings else Ctx()
+
+    def block(self, block: Block) -> None:
         if block.kind == "heading":
-            text = re.sub(r"^\s*(?:\d{1,3}(?:\.\d{1,3})*[.)]?|[A-Z][.)])\s+", "", block.text)
-            while headings and headings[-1][0] >= block.level:
-                headings.pop()
-            parent = section()
-            cleaned = clean(text)
-            ctx = _heading_ctx(idx, cleaned[0], parent)
-            check_unknown_names(res, idx, cleaned[0].strip(), cleaned[1])
-            check_sentence(res, idx, "", Ctx(ctx.finding, ctx.tables, None), cleaned=cleaned)
-            headings.append((block.level, ctx))
-            items = []
-            pseudo = None
-            continue
-        if block.kind == "break":
-            items = []
-            pseudo = None
-            continue
-        base = pseudo if pseudo is not None else section()
-        if block.kind == "table":
-            check_table(res, idx, block.rows, base)
-            continue
-        if block.kind == "item":
-            while items and items[-1][0] >= block.level:
-                items.pop()
-            parent_ctx = items[-1][1] if items else base
-            cleaned = clean(block.text)
-            explicit = {id(i): i for _s, _e, i in idx.explicit(cleaned[0])}
-            if len(explicit) == 1:
-                (only,) = explicit.values()
-                own = Ctx(only, frozenset({only.table_key} if only.table_key else ()), None)
-            elif explicit:
-                own = Ctx(None, parent_ctx.tables, None)
-            else:
-                loose = idx.loose(cleaned[0].lower(), parent_ctx.tables)
-                own = (Ctx(loose[0], parent_ctx.tables, None) if len(loose) == 1 and parent_ctx.finding is None
-                       else Ctx(parent_ctx.finding, parent_ctx.tables, parent_ctx.status_class))
-            for sent in sentences(block.text):
-                check_sentence(res, idx, sent, Ctx(own.finding, own.tables, parent_ctx.status_class))
-            item_ctx = own
-            if not explicit and own.finding is None:
-                head = cleaned[0].strip()
-                if head.endswith(":") and lists_passing(head):
-                    item_ctx = Ctx(None, own.tables, "pass")
-            items.append((block.level, item_ctx))
-            continue
-        # paragraph
-        items = []
+            self.heading(block)
+        elif block.kind == "break":
+            self.items = []
+            self.pseudo = None
+        elif block.kind == "table":
+            check_table(self.res, self.idx, block.rows, self.pseudo if self.pseudo is not None else self.section())
+        elif block.kind == "item":
+            self.item(block)
+        else:
+            self.paragraph(block)
+
+    def heading(self, block: Block) -> None:
+        text = re.sub(r"^\s*(?:\d{1,3}(?:\.\d{1,3})*[.)]?|[A-Z][.)])\s+", "", block.text)
+        while self.headings and self.headings[-1][0] >= block.level:
+            self.headings.pop()
+        cleaned = clean(text)
+        ctx = _heading_ctx(self.idx, cleaned[0], self.section())
+        check_unknown_names(self.res, self.idx, cleaned[0].strip(), cleaned[1])
+        check_sentence(self.res, self.idx, "", Ctx(ctx.finding, ctx.tables, None), cleaned=cleaned)
+        self.headings.append((block.level, ctx))
+        self.items = []
+        self.pseudo = None
+
+    def item(self, block: Block) -> None:
+        idx = self.idx
+        base = self.pseudo if self.pseudo is not None else self.section()
+        while self.items and self.items[-1][0] >= block.level:
+            self.items.pop()
+        parent = self.items[-1][1] if self.items else base
+        if parent.status_class == "sample":  # rows under "- Sample:": values, not claims
+            self.items.append((block.level, parent))
+            return
         cleaned = clean(block.text)
-        text = cleaned[0].strip()
-        explicit = {id(i): i for _s, _e, i in idx.explicit(text)}
+        explicit = _distinct(idx, cleaned[0])
+        if len(explicit) == 1:
+            own = _finding_ctx(explicit[0])
+        elif explicit:
+            own = Ctx(None, parent.tables, None)
+        else:
+            loose = idx.loose(cleaned[0].lower(), parent.tables)
+            own = (Ctx(loose[0], parent.tables, None) if len(loose) == 1 and parent.finding is None
+                   else Ctx(parent.finding, parent.tables, parent.status_class))
+        for sent in sentences(block.text):
+            check_sentence(self.res, idx, sent, Ctx(own.finding, own.tables, parent.status_class))
+        item_ctx = own
+        head = cleaned[0].strip()
+        if not explicit and own.finding is None and head.endswith(":") and lists_passing(head):
+            item_ctx = Ctx(None, own.tables, "pass")
+        elif _SAMPLE_LEAD.match(head):
+            item_ctx = Ctx(own.finding, own.tables, "sample")
+        self.items.append((block.level, item_ctx))
+
+    def paragraph(self, block: Block) -> None:
+        idx = self.idx
+        self.items = []
+        text = clean(block.text)[0].strip()
+        explicit = _distinct(idx, text)
         is_label = (re.fullmatch(r"\*\*[^*]+\*\*:?", block.text.strip()) is not None or text.endswith(":")) and \
             len(text) < 160
-        para_ctx = base if pseudo is None else section()
+        para_ctx = self.section()
         current = para_ctx
         named: set[int] = set()
         for sent in sentences(block.text):
-            found = check_sentence(res, idx, sent, current)
-            sent_explicit = {id(i): i for _s, _e, i in idx.explicit(clean(sent)[0])}
-            named |= set(sent_explicit)
+            found = check_sentence(self.res, idx, sent, current)
+            sent_explicit = {id(i) for i in _distinct(idx, clean(sent)[0])}
+            named |= sent_explicit
             if found is not None and len(named) == 1 and sent_explicit:
                 current = Ctx(found, para_ctx.tables, para_ctx.status_class)
             elif len(named) > 1:
                 current = para_ctx
-        pseudo = None
+        self.pseudo = None
         if is_label:
             if len(explicit) == 1:
-                (only,) = explicit.values()
-                pseudo = Ctx(only, frozenset({only.table_key} if only.table_key else ()), None)
+                self.pseudo = _finding_ctx(explicit[0])
             elif not explicit and lists_passing(text):
-                pseudo = Ctx(None, para_ctx.tables, "pass")
-    check_unmentioned(res, idx)
-    return res.verification()
+                self.pseudo = Ctx(None, para_ctx.tables, "pass")
+
+
+def _distinct(idx: Index, text: str) -> list[IndexedFinding]:
+    """The findings named exactly in ``text``, each once."""
+    return list({id(i): i for _s, _e, i in idx.explicit(text)}.values())
+
+
+def _finding_ctx(item: IndexedFinding) -> Ctx:
+    return Ctx(item, frozenset({item.table_key} if item.table_key else ()), None)
 
 
 def _heading_ctx(idx: Index, text: str, parent: Ctx) -> Ctx:

@@ -8,6 +8,7 @@ values into a :class:`Measurement`. It never runs SQL itself.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any, ClassVar, Literal
@@ -62,12 +63,20 @@ class Aggregate:
 
 @dataclass(frozen=True)
 class Standalone:
-    """A statement of its own that returns one row; ``sql`` is already rendered for the dialect."""
+    """A statement of its own that returns one row; ``sql`` is already rendered for the dialect.
+
+    ``sampled(n)``, when given, is a variant of the same statement that also returns up to ``n`` rows
+    for the sample: its first ``width`` columns carry the figures (the same in every row), the rest
+    the sample; no row at all means every figure is 0. The scanner uses it when samples are wanted,
+    so a breaching check's sample costs no second query.
+    """
 
     key: str
     sql: str = field(compare=False)
     #: rows the statement may return (a GROUP BY per time bucket); 1: exactly one row
     rows: int = field(default=1, compare=False)
+    sampled: Callable[[int], str] | None = field(default=None, compare=False, repr=False)
+    width: int = field(default=1, compare=False)
 
 
 @dataclass(frozen=True)
@@ -82,6 +91,20 @@ class Columns:
 
 
 Metric = Aggregate | Standalone | Columns
+
+
+@dataclass
+class SampleSpec:
+    """How a breaching check gets its sample rows.
+
+    Either the rows already came with the check's own statement (``rows``), or they are the rows
+    of the check's table that match ``condition``; ``expected`` is how many rows match, when the
+    measurement says so (it lets the scanner fetch all of a table's samples in one pass).
+    """
+
+    rows: list[dict[str, Any]] | None = None
+    condition: exp.Expr | None = None
+    expected: int | None = None
 
 
 @dataclass
@@ -180,6 +203,14 @@ class Check:
 
     def failing_rows(self, dialect: str) -> exp.Expr | None:
         """A SELECT of the failing rows (for samples and the findings' ``sql``), or None."""
+        return None
+
+    def sample_spec(self, dialect: str, m: Measurement, extra: tuple[list[str], list[tuple[Any, ...]]] | None,
+                    rows: int) -> SampleSpec | None:
+        """How to get this breaching check's sample (None: run :meth:`sample_query` on its own).
+
+        ``extra`` holds the sample columns and rows its ``sampled`` statement returned, if any.
+        """
         return None
 
     def sample_query(self, dialect: str, rows: int) -> exp.Expr | None:

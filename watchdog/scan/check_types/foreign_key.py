@@ -13,6 +13,7 @@ from watchdog.scan.check_types.base import (
     ColumnOptions,
     Measurement,
     Metric,
+    SampleSpec,
     Standalone,
     as_int,
     register,
@@ -72,7 +73,22 @@ class ForeignKey(Check):
     def _orphans_query(self, dialect: str) -> Standalone:
         query = exp.select(sqlbuild.count_star()).from_(sqlbuild.table(self.table or "", alias=CHILD))
         sql = query.where(self._orphans_where(dialect)).sql(dialect=dialect)
-        return Standalone(sql, sql)
+        return Standalone(sql, sql, sampled=lambda rows: self._orphans_with_rows(dialect, rows))
+
+    def _orphans_with_rows(self, dialect: str, rows: int) -> str:
+        """The orphan count (a window over the anti-join's result, on every row) and the first ``rows``
+        orphan rows: the sample comes from the anti-join itself."""
+        star = exp.Column(this=exp.Star(), table=sqlbuild.ident(CHILD))
+        query = (exp.select(exp.alias_(exp.Window(this=sqlbuild.count_star()), "wd_orphans"), star)
+                 .from_(sqlbuild.table(self.table or "", alias=CHILD)).where(self._orphans_where(dialect)).limit(rows))
+        return query.sql(dialect=dialect)
+
+    def sample_spec(self, dialect: str, m: Measurement, extra: tuple[list[str], list[tuple[Any, ...]]] | None,
+                    rows: int) -> SampleSpec | None:
+        if extra is None:
+            return None
+        columns, found = extra
+        return SampleSpec(rows=[dict(zip(columns, row, strict=False)) for row in found[:rows]])
 
     def metrics(self, dialect: str) -> list[Metric]:
         return [self.total_metric(), self._orphans_query(dialect)]

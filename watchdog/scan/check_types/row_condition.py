@@ -7,7 +7,7 @@ from typing import Any
 from sqlglot import exp
 
 from watchdog.scan import sqlbuild
-from watchdog.scan.check_types.base import Aggregate, Check, Measurement, Metric, as_int
+from watchdog.scan.check_types.base import Aggregate, Check, Measurement, Metric, SampleSpec, as_int
 
 
 class RowConditionCheck(Check):
@@ -30,3 +30,10 @@ class RowConditionCheck(Check):
     def failing_rows(self, dialect: str) -> exp.Expr:
         where = sqlbuild.and_all(self.condition(dialect), self.filter(dialect))
         return exp.select("*").from_(sqlbuild.table(self.table or "")).where(where)
+
+    def sample_spec(self, dialect: str, m: Measurement, extra: tuple[list[str], list[tuple[Any, ...]]] | None,
+                    rows: int) -> SampleSpec:
+        # the measurement gives the exact number of failing rows: the scanner batches this condition
+        # with the table's other breaching ones into one statement
+        return SampleSpec(condition=sqlbuild.and_all(self.condition(dialect), self.filter(dialect)),
+                          expected=m.failing)

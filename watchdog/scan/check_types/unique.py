@@ -9,7 +9,11 @@ One GROUP BY statement per check.
 
 from __future__ import annotations
 
+import math
+from datetime import date, datetime, time
+from decimal import Decimal
 from typing import Any
+from uuid import UUID
 
 from pydantic import Field, model_validator
 from sqlglot import exp
@@ -20,6 +24,7 @@ from watchdog.scan.check_types.base import (
     Measurement,
     Metric,
     RowCheckOptions,
+    SampleSpec,
     Standalone,
     as_int,
     register,
@@ -78,21 +83,70 @@ class Unique(Check):
         """The grouping keys, compared exactly (values differing only in case are distinct everywhere)."""
         return [sqlbuild.exact(sqlbuild.column(c), dialect) for c in self.key_columns]
 
-    def _groups_query(self, dialect: str) -> Standalone:
+    def _groups(self, dialect: str, *, with_keys: bool = False) -> exp.Select:
+        """One row per duplicated key: its size ``n`` (and the key itself as k0, k1, ... ``with_keys``)."""
         keys = self._keys(dialect)
-        groups = (
-            exp.select(exp.alias_(sqlbuild.count_star(), "n", quoted=False))
+        named = [exp.alias_(k.copy(), f"k{i}") for i, k in enumerate(keys)] if with_keys else []
+        return (
+            exp.select(*named, exp.alias_(sqlbuild.count_star(), "n", quoted=False))
             .from_(sqlbuild.table(self.table or ""))
             .where(sqlbuild.and_all(self._not_all_null(), self.filter(dialect)))
             .group_by(*keys)
             .having(exp.GT(this=sqlbuild.count_star(), expression=exp.Literal.number(1)))
         )
+
+    def _groups_query(self, dialect: str) -> Standalone:
         outer = exp.select(
             exp.alias_(sqlbuild.count_star(), "duplicate_values"),
             exp.alias_(exp.Sum(this=exp.column("n")), "failing_rows"),
-        ).from_(groups.subquery("dup_groups"))
+        ).from_(self._groups(dialect).subquery("dup_groups"))
         sql = outer.sql(dialect=dialect)
-        return Standalone(sql, sql)
+        return Standalone(sql, sql, sampled=lambda rows: self._groups_with_keys(dialect, rows), width=2)
+
+    def _groups_with_keys(self, dialect: str, rows: int) -> str:
+        """The same figures (as windows over the duplicated groups, so they ride on every row) and the
+        first ``rows`` duplicated keys with their sizes, in key order: the sample's keys."""
+        names = [f"k{i}" for i in range(len(self.key_columns))]
+        outer = (
+            exp.select(
+                exp.alias_(exp.Window(this=sqlbuild.count_star()), "duplicate_values"),
+                exp.alias_(exp.Window(this=exp.Sum(this=exp.column("n"))), "failing_rows"),
+                *[exp.column(n) for n in names], exp.column("n"),
+            )
+            .from_(self._groups(dialect, with_keys=True).subquery("dup_groups"))
+            .order_by(*[exp.column(n) for n in names])
+            .limit(rows)
+        )
+        return outer.sql(dialect=dialect)
+
+    def sample_spec(self, dialect: str, m: Measurement, extra: tuple[list[str], list[tuple[Any, ...]]] | None,
+                    rows: int) -> SampleSpec | None:
+        """The rows of the first duplicated keys (keys are added until they cover ``rows`` rows), found
+        by value in the table's one sample pass, which keeps ``rows`` of them."""
+        if extra is None or not extra[1]:
+            return None
+        chosen: list[tuple[Any, ...]] = []
+        expected = 0
+        for found in extra[1]:
+            if expected >= rows:
+                break
+            chosen.append(tuple(found[:-1]))
+            expected += int(found[-1])
+        alternatives = []
+        for key in chosen:
+            parts: list[exp.Expression] = []
+            for name, value in zip(self.key_columns, key, strict=True):
+                if value is None:
+                    parts.append(exp.Is(this=sqlbuild.column(name), expression=exp.Null()))
+                    continue
+                literal = _key_literal(value, dialect)
+                if literal is None:
+                    return None  # a value we cannot write back as a literal: sample_query instead
+                parts.append(exp.EQ(this=sqlbuild.exact(sqlbuild.column(name), dialect), expression=literal))
+            alternatives.append(exp.Paren(this=exp.and_(*parts)) if len(parts) > 1 else parts[0])
+        either = exp.Paren(this=exp.or_(*alternatives)) if len(alternatives) > 1 else alternatives[0]
+        return SampleSpec(condition=sqlbuild.and_all(either, self._not_all_null(), self.filter(dialect)),
+                          expected=expected)
 
     def metrics(self, dialect: str) -> list[Metric]:
         return [self.total_metric(), self._groups_query(dialect)]
@@ -147,3 +201,19 @@ class Unique(Check):
             .where(exp.GT(this=exp.column(GROUP_ROWS), expression=exp.Literal.number(1)))
             .order_by(*[sqlbuild.column(c) for c in self.key_columns])
         )
+
+
+def _key_literal(value: Any, dialect: str) -> exp.Expression | None:
+    """A duplicated key, as returned by the driver, written back as a literal it equals (None: cannot)."""
+    if dialect == "mysql":  # the keys were grouped as CAST(... AS BINARY): compare the very bytes
+        return exp.HexString(this=bytes(value).hex()) if isinstance(value, (bytes, bytearray)) else None
+    if isinstance(value, bool):
+        return exp.Boolean(this=value)
+    if isinstance(value, int):
+        return exp.Literal.number(value)
+    if isinstance(value, (float, Decimal)):
+        return exp.Literal.number(repr(value) if isinstance(value, float) else str(value)) \
+            if math.isfinite(value) else None
+    if isinstance(value, (str, date, datetime, time, UUID)):
+        return exp.Literal.string(value.isoformat() if isinstance(value, (date, datetime, time)) else str(value))
+    return None
