@@ -216,8 +216,7 @@ class LLMConfig(_Strict):
     models: RoleModels = Field(default_factory=RoleModels)
     max_output_tokens: RoleTokens = Field(default_factory=RoleTokens)
     temperature: float = Field(default=0.2, ge=0, le=2)
-    #: the wait for a call's first token (a local server reads the whole prompt first: minutes on CPU)
-    request_timeout_s: float = Field(default=600.0, gt=0)
+    request_timeout_s: float = Field(default=600.0, gt=0)  #: the wait for the first token (prompt reading)
     idle_timeout_s: float = Field(default=60.0, gt=0)  #: then cut when no token comes for this long
     max_attempts: int = Field(default=4, ge=1, le=10)
     retry_wait_max_s: float = Field(default=8.0, ge=0)
@@ -227,10 +226,8 @@ class LLMConfig(_Strict):
     use_planner: bool = False
     tool_budget: int = Field(default=5, ge=0, le=50)
     tool_max_rows: int = Field(default=20, gt=0, le=200)
-    #: program: the program writes the table and every number, the model the prose around them; model: all of it
-    table: Literal["program", "model"] = "model"
-    #: the evaluator's review: gate (its issues get a fix round), advisory (recorded only), off (not called)
-    review: Literal["gate", "advisory", "off"] = "gate"
+    table: Literal["program", "model"] = "model"  #: program: the program writes the table and every number
+    review: Literal["gate", "advisory", "off"] = "gate"  #: advisory: recorded, never a fix round
     local: LocalModel | None = None  #: a GGUF file served by llama.cpp for the run (watchdog-dq[local])
 
     @field_validator("review", mode="before")
