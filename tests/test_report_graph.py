@@ -15,7 +15,8 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 from tests.fake_models import ScriptedChat, ai
 from watchdog.graph.graph import build_report_graph
 from watchdog.graph.models import Models
-from watchdog.graph.nodes import draft_problems, make_routers
+from watchdog.graph.nodes import make_routers
+from watchdog.graph.review import draft_problems
 from watchdog.settings import LLMConfig
 
 FINDINGS = {
@@ -188,3 +189,26 @@ def test_routers_return_named_steps():
     assert route({"verification": {"passed": False}, "fix_round": 1}) == "fallback"
     assert route({"verification": {"passed": True}, "review_pending": True, "fix_round": 1}) == "finalize"
     assert route({"llm_error": "down"}) == "fallback"
+
+
+def test_nodes_are_plain_functions_of_the_state_and_their_dependencies():
+    from watchdog.graph import nodes
+    from watchdog.graph.review import evaluate
+
+    deps = nodes.GraphDeps(models=models(["## Details\n\n`contacts.email.not_null` FAIL: 37 of 2,000 rows.\n"]),
+                           verify_fn=stub_verify, config=LLMConfig(retry_wait_max_s=0, review="off"), tools=[])
+    state = {"findings": FINDINGS, "draft": WRONG, "fix_round": 0, "replans": 0}
+    checked = evaluate(state, deps)
+    assert checked["verification"]["passed"] is False and checked["issues"][0].endswith("it is 37.")
+    assert "review" not in checked  # llm.review: off
+    fixed = nodes.fix({**state, **checked}, deps)
+    assert fixed["fix_round"] == 1 and "37 of 2,000" in fixed["draft"] and fixed["tokens"]["specialist"]["calls"] == 1
+    assert nodes.route_after_evaluate({**state, **checked}, LLMConfig(max_fix_rounds=0, max_replans=0)) == "fallback"
+
+
+def test_the_graph_takes_only_its_inputs():
+    from watchdog.graph.graph import build_report_graph
+    from watchdog.graph.models import placeholder_models
+
+    graph = build_report_graph(placeholder_models(), stub_verify)
+    assert set(graph.get_input_jsonschema()["properties"]) == {"run_id", "findings", "out_dir", "trends"}

@@ -50,6 +50,25 @@ def test_environment_variables_are_interpolated(config_file, monkeypatch):
     assert "pw-from-env" not in redact("connecting with pw-from-env")  # registered as a secret
 
 
+def test_unquoted_variables_inside_a_flow_mapping_are_interpolated(config_file, monkeypatch):
+    monkeypatch.setenv("WD_MODEL", "qwen-local")
+    monkeypatch.delenv("WD_REVIEWER", raising=False)
+    text = BASE + ("llm:\n  models: {planner: ${WD_MODEL}, specialist: ${WD_MODEL}, evaluator: ${WD_REVIEWER:-small}}\n"
+                   "  max_output_tokens: {specialist: ${WD_TOKENS:-900}}\n")
+    settings = load_settings(config_file(text))
+    assert settings.llm.models.planner == settings.llm.models.specialist == "qwen-local"
+    assert settings.llm.models.evaluator == "small" and settings.llm.max_output_tokens.specialist == 900
+
+
+def test_a_missing_variable_in_a_flow_mapping_names_its_line(config_file, monkeypatch):
+    monkeypatch.delenv("NOPE_MODEL", raising=False)
+    path = config_file(BASE + "llm:\n  models: {planner: ${NOPE_MODEL}}\n")
+    with pytest.raises(ConfigError) as caught:
+        load_settings(path)
+    assert "llm.models.planner: environment variable NOPE_MODEL is not set" in str(caught.value)
+    assert "\u2063" not in str(caught.value)
+
+
 def test_a_missing_variable_without_default_names_file_line_and_field(config_file, monkeypatch):
     monkeypatch.delenv("NOPE_URL", raising=False)
     path = config_file(BASE.replace("${CRM_URL:-sqlite:///data/crm.db}", "${NOPE_URL}"))

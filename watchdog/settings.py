@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, f
 
 from watchdog.errors import ConfigError
 from watchdog.redact import redact_url, register_secret
-from watchdog.yaml_lines import DuplicateKeyError, YamlLines, load_with_lines
+from watchdog.yaml_lines import DuplicateKeyError, YamlLines, load_with_lines, shield_references, unshield
 
 ENV_VAR = "WATCHDOG_CONFIG"
 DEFAULT_RELATIVE = Path("config") / "watchdog.yaml"
@@ -200,6 +200,14 @@ class RoleTokens(_Strict):
     evaluator: int = Field(default=1000, gt=0)
 
 
+class LocalModel(_Strict):
+    """A llama.cpp server started on 127.0.0.1 for the run and stopped after it (nothing is downloaded)."""
+    model: str
+    context: int = Field(default=16384, ge=512)
+    threads: int = Field(default=2, ge=1, le=256)
+    start_timeout_s: float = Field(default=180.0, gt=0)
+
+
 class LLMConfig(_Strict):
     """The LLM report. ``base_url``/``api_key`` fall back to OPENAI_BASE_URL / OPENAI_API_KEY."""
 
@@ -208,7 +216,8 @@ class LLMConfig(_Strict):
     models: RoleModels = Field(default_factory=RoleModels)
     max_output_tokens: RoleTokens = Field(default_factory=RoleTokens)
     temperature: float = Field(default=0.2, ge=0, le=2)
-    request_timeout_s: float = Field(default=120.0, gt=0)
+    request_timeout_s: float = Field(default=600.0, gt=0)  #: the wait for the first token (prompt reading)
+    idle_timeout_s: float = Field(default=60.0, gt=0)  #: then cut when no token comes for this long
     max_attempts: int = Field(default=4, ge=1, le=10)
     retry_wait_max_s: float = Field(default=8.0, ge=0)
     max_fix_rounds: int = Field(default=3, ge=0, le=10)
@@ -217,6 +226,14 @@ class LLMConfig(_Strict):
     use_planner: bool = False
     tool_budget: int = Field(default=5, ge=0, le=50)
     tool_max_rows: int = Field(default=20, gt=0, le=200)
+    table: Literal["program", "model"] = "model"  #: program: the program writes the table and every number
+    review: Literal["gate", "advisory", "off"] = "gate"  #: advisory: recorded, never a fix round
+    local: LocalModel | None = None  #: a GGUF file served by llama.cpp for the run (watchdog-dq[local])
+
+    @field_validator("review", mode="before")
+    @classmethod
+    def _review_off(cls, value: Any) -> Any:  # YAML 1.1 reads a bare `review: off` as false
+        return "off" if value is False else value
 
     def endpoint(self) -> tuple[str | None, str | None]:
         """(base_url, api_key), config first, then the environment; empty strings count as unset."""
@@ -314,7 +331,7 @@ def load_settings(path: str | Path | None = None) -> Settings:
     except OSError as exc:
         raise ConfigError(f"cannot read the configuration {config_path}: {exc.strerror or exc}") from None
     try:
-        data, lines = load_with_lines(text)
+        data, lines = load_with_lines(shield_references(text, _INTERPOLATION))
     except DuplicateKeyError as exc:
         raise ConfigError(f"{config_path}:{exc.line}: {exc}") from None
     except yaml.YAMLError as exc:
@@ -370,11 +387,13 @@ def load_settings_or_default(path: str | Path | None = None) -> Settings:
 
 def _interpolate(value: Any, at: tuple[Any, ...], lines: YamlLines, path: Path) -> Any:
     if isinstance(value, dict):
-        return {k: _interpolate(v, at + (k,), lines, path) for k, v in value.items()}
+        return {unshield(k) if isinstance(k, str) else k: _interpolate(v, at + (k,), lines, path)
+                for k, v in value.items()}
     if isinstance(value, list):
         return [_interpolate(v, at + (i,), lines, path) for i, v in enumerate(value)]
     if not isinstance(value, str):
         return value
+    value = unshield(value)
 
     def substitute(match: re.Match[str]) -> str:
         name, default = match.group(1), match.group(2)

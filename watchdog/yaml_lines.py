@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import yaml
@@ -70,3 +71,18 @@ def _build(node: Node, path: Path, lines: YamlLines, constructor: SafeConstructo
         return [_build(item, path + (i,), lines, constructor) for i, item in enumerate(node.value)]
     assert isinstance(node, ScalarNode)
     return constructor.construct_object(node, deep=True)
+
+
+_SHIELD = "\u2063WDENV{}\u2063"  # an invisible separator never typed in a config: marks a shielded ${...}
+_SHIELDED = re.compile("\u2063WDENV([0-9a-f]+)\u2063")
+
+
+def shield_references(text: str, reference: re.Pattern[str]) -> str:
+    """``${VAR}`` written unquoted inside a flow mapping (``{planner: ${WD_MODEL}}``) would end the mapping at
+    its ``}``: each ``reference`` is hidden behind a plain-scalar-safe token for the parse (see :func:`unshield`)."""
+    return reference.sub(lambda m: _SHIELD.format(m.group(0).encode().hex()), text)
+
+
+def unshield(value: str) -> str:
+    """A parsed string with its shielded references written back as they were."""
+    return _SHIELDED.sub(lambda m: bytes.fromhex(m.group(1)).decode(), value)

@@ -7,8 +7,11 @@ traceback unless ``--debug`` is given.
 
 from __future__ import annotations
 
+import signal
 import sys
+import threading
 import traceback
+from types import FrameType
 from typing import NoReturn
 
 import click
@@ -25,6 +28,7 @@ __all__ = ["cli", "main"]
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the CLI, turning every error into one line and exit code 3."""
     debug = "--debug" in (argv if argv is not None else sys.argv[1:])
+    _sigterm_interrupts()
     try:
         cli.main(args=argv, prog_name="watchdog", standalone_mode=False)
     except click.exceptions.Exit as exc:
@@ -57,13 +61,24 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(int(ExitCode.ERROR))
 
 
+def _sigterm_interrupts() -> None:
+    """SIGTERM ends a run the way Ctrl-C does: recorded as interrupted, one line (the daemon installs its own)."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _terminated)
+
+
+def _terminated(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt("SIGTERM")
+
+
 def _interrupted(exc: KeyboardInterrupt) -> None:
     """Ctrl-C: say what was kept (a scan writes the findings of the checks that finished), exit 130."""
     if isinstance(exc, Interrupted) and exc.saved_to:
         console.error_line("error", f"interrupted (Ctrl-C); the findings of the checks that finished were written "
                                     f"to {exc.saved_to}, the rest are marked not run")
     else:
-        console.error_line("error", "interrupted")
+        by = " by SIGTERM" if exc.args and exc.args[0] == "SIGTERM" else ""
+        console.error_line("error", "interrupted" + by)
     sys.exit(int(ExitCode.INTERRUPTED))
 
 

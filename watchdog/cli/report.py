@@ -82,16 +82,16 @@ def resume(run_id: str, db: str | None, config_path: Path | None) -> None:
         watchdog resume 20261129T060000Z-1a2b3c
     """
     from watchdog.cli.app import resolve_db
-    from watchdog.run.scan_run import resume_report
+    from watchdog.run.audit import resume_run
     from watchdog.sandbox import Sandbox
     from watchdog.settings import load_settings_or_default
 
     settings = load_settings_or_default(config_path)
     if db:
         with Sandbox.for_database(resolve_db(db, config_path)) as box:
-            outcome = resume_report(run_id, settings=settings, sandbox=box)
+            outcome = resume_run(settings, run_id, sandbox=box)
     else:
-        outcome = resume_report(run_id, settings=settings)
+        outcome = resume_run(settings, run_id)
     console.llm_summary(outcome)
     click.echo(str(outcome.report_path))
 

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from langchain_core.tools import BaseTool
 from langgraph.graph import END, START, StateGraph
 
+from watchdog.graph import nodes
 from watchdog.graph.models import Models, placeholder_models
-from watchdog.graph.nodes import GraphDeps, VerifyFn, make_nodes, make_routers
-from watchdog.graph.state import ReportState
+from watchdog.graph.nodes import GraphDeps, VerifyFn
+from watchdog.graph.review import evaluate
+from watchdog.graph.state import ReportInput, ReportState
 from watchdog.settings import LLMConfig
 
 
@@ -17,18 +20,23 @@ def build_report_graph(models: Models, verify_fn: VerifyFn, checkpointer: Any = 
                        config: LLMConfig | None = None, tools: list[BaseTool] | None = None) -> Any:
     """The compiled StateGraph: (plan →) write → evaluate ⇄ fix → finalize, with replan and fallback."""
     config = config or LLMConfig()
-    nodes = make_nodes(GraphDeps(models=models, verify_fn=verify_fn, config=config, tools=tools or []))
-    routers = make_routers(config)
-    builder = StateGraph(ReportState)
-    for name, node in nodes.items():
-        builder.add_node(name, node)
-    builder.add_conditional_edges(START, routers["start"], {"plan": "plan", "write": "write"})
-    builder.add_conditional_edges("plan", routers["after_plan"], {"write": "write", "fallback": "fallback"})
-    builder.add_conditional_edges("write", routers["after_draft"], {"evaluate": "evaluate", "fallback": "fallback"})
-    builder.add_conditional_edges("fix", routers["after_draft"], {"evaluate": "evaluate", "fallback": "fallback"})
-    builder.add_conditional_edges("evaluate", routers["after_evaluate"],
+    deps = GraphDeps(models=models, verify_fn=verify_fn, config=config, tools=tools or [])
+    builder = StateGraph(ReportState, input_schema=ReportInput)
+    builder.add_node("plan", partial(nodes.plan, deps=deps))
+    builder.add_node("write", partial(nodes.write, deps=deps))
+    builder.add_node("evaluate", partial(evaluate, deps=deps))
+    builder.add_node("fix", partial(nodes.fix, deps=deps))
+    builder.add_node("replan", nodes.replan)
+    builder.add_node("finalize", nodes.finalize)
+    builder.add_node("fallback", nodes.fallback)
+    start = partial(nodes.route_start, cfg=config)
+    builder.add_conditional_edges(START, start, {"plan": "plan", "write": "write"})
+    builder.add_conditional_edges("plan", nodes.route_after_plan, {"write": "write", "fallback": "fallback"})
+    builder.add_conditional_edges("write", nodes.route_after_draft, {"evaluate": "evaluate", "fallback": "fallback"})
+    builder.add_conditional_edges("fix", nodes.route_after_draft, {"evaluate": "evaluate", "fallback": "fallback"})
+    builder.add_conditional_edges("evaluate", partial(nodes.route_after_evaluate, cfg=config),
                                   {"finalize": "finalize", "fix": "fix", "replan": "replan", "fallback": "fallback"})
-    builder.add_conditional_edges("replan", routers["start"], {"plan": "plan", "write": "write"})
+    builder.add_conditional_edges("replan", start, {"plan": "plan", "write": "write"})
     builder.add_edge("finalize", END)
     builder.add_edge("fallback", END)
     return builder.compile(checkpointer=checkpointer, name="watchdog_report")

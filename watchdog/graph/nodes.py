@@ -1,11 +1,12 @@
-"""The report graph's nodes and routers. Nodes are made by :func:`make_nodes` from their dependencies.
+"""The report graph's nodes and routers: module-level functions, each taking the state and what it depends on
+(:class:`GraphDeps` for nodes that call a model, :class:`~watchdog.settings.LLMConfig` for routers), so each
+can be called and tested on its own. :mod:`watchdog.graph.graph` binds the dependencies.
 
 plan → write → evaluate ⇄ fix → finalize | (replan → plan/write) | fallback
 """
 
 from __future__ import annotations
 
-import re
 import time
 import warnings
 from collections.abc import Callable
@@ -13,23 +14,14 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from langchain_core.messages import HumanMessage, SystemMessage
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langchain_core.tools import BaseTool
-from pydantic import BaseModel, Field
 
-from watchdog.graph import prompts
-from watchdog.graph.models import Call, LLMUnavailable, Models, invoke
+from watchdog.graph import compose, prompts
+from watchdog.graph.models import Call, Limits, LLMUnavailable, Models, invoke
 from watchdog.graph.state import ReportState
 from watchdog.graph.tools import build_tool_loop, loop_recursion_limit
 from watchdog.settings import LLMConfig
-
-
-class Review(BaseModel):
-    """The evaluator's structured verdict (first round only)."""
-
-    confidence: float = Field(ge=0, le=1, description="0-1: how sure you are the report is correct and useful")
-    issues: list[str] = Field(default_factory=list, description="concrete problems to fix; empty if none")
-
 
 VerifyFn = Callable[[str, Any], Any]
 
@@ -41,166 +33,211 @@ class GraphDeps:
     config: LLMConfig
     tools: list[BaseTool]
 
+    def call(self, runnable: Any, messages: list[BaseMessage]) -> Call:
+        return invoke(runnable, messages, Limits.of(self.config))
 
-def _now() -> str:
+
+def now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
-def _entry(step: str, state: ReportState, **fields: Any) -> dict[str, Any]:
-    return {"step": step, "at": _now(), "fix_round": state.get("fix_round", 0), "replans": state.get("replans", 0),
+def entry(step: str, state: ReportState, **fields: Any) -> dict[str, Any]:
+    return {"step": step, "at": now(), "fix_round": state.get("fix_round", 0), "replans": state.get("replans", 0),
             **fields}
 
 
-_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+\S", re.M)
+def failed(step: str, role: str, state: ReportState, exc: LLMUnavailable) -> dict[str, Any]:
+    """The update of a node whose model call failed: the error, and the tokens its attempts spent."""
+    tokens = {role: exc.usage} if exc.usage else {}
+    return {"llm_error": str(exc), "tokens": tokens,
+            "trail": [entry(step, state, error=str(exc), tokens=tokens, attempts=exc.attempts)]}
 
 
-def draft_problems(draft: str | None) -> list[str]:
-    """Structural problems that make a draft not a report at all (error text, empty answers)."""
-    if not draft or not draft.strip():
-        return ["The draft is empty: write the complete report."]
-    if not _HEADING.search(draft):
-        return ["The draft is not a report: it has no Markdown heading. Write the report with the required "
-                "structure (title, summary, findings table, details)."]
-    return []
+def messages_for(state: ReportState, request: str) -> list[BaseMessage]:
+    """Every call: the shared findings block first (the same for all roles), then the role's request."""
+    return [SystemMessage(prompts.shared_system(state["findings"])), HumanMessage(request)]
 
 
-def make_nodes(deps: GraphDeps) -> dict[str, Callable[[ReportState], dict[str, Any]]]:
+def with_format(model: Any, response_format: dict[str, Any]) -> Any:
+    """``model`` asked for JSON. Sent in the request body (extra_body), not as langchain's ``response_format``:
+    that path parses the answer itself and fails on a cut answer with a raw client dump."""
+    extra = dict(getattr(model, "extra_body", None) or {})
+    return model.bind(extra_body={**extra, "response_format": response_format})
+
+
+def _tokens_entry(role: str, result: Call) -> dict[str, Any]:
+    return {"tokens": {role: result.usage}, "latency_s": round(result.latency_s, 3), "attempts": result.log,
+            "finish_reason": result.finish_reason}
+
+
+# ---- nodes
+
+
+def plan(state: ReportState, deps: GraphDeps) -> dict[str, Any]:
+    try:
+        result = deps.call(deps.models.planner, messages_for(state, prompts.planner_request(
+            state.get("failure_context"))))
+    except LLMUnavailable as exc:
+        return failed("plan", "planner", state, exc)
+    outline = compose.unwrap(str(result.message.content or ""))
+    return {"outline": outline, "tokens": {"planner": result.usage},
+            "trail": [entry("plan", state, outline=outline, **_tokens_entry("planner", result))]}
+
+
+def write(state: ReportState, deps: GraphDeps) -> dict[str, Any]:
+    """The first draft: the whole report (``llm.table: model``) or the prose around the program's (``program``)."""
+    if deps.config.table == "program":
+        return write_prose(state, deps)
     cfg = deps.config
-
-    def call(runnable: Any, messages: list[Any]) -> Call:
-        return invoke(runnable, messages, attempts=cfg.max_attempts, max_wait_s=cfg.retry_wait_max_s)
-
-    def plan(state: ReportState) -> dict[str, Any]:
-        messages = [SystemMessage(prompts.PLANNER_SYSTEM),
-                    HumanMessage(prompts.planner_request(state["findings"], state.get("failure_context")))]
-        try:
-            result = call(deps.models.planner, messages)
-        except LLMUnavailable as exc:
-            return {"llm_error": str(exc), "trail": [_entry("plan", state, error=str(exc))]}
-        outline = str(result.message.content or "")
-        return {"outline": outline, "tokens": {"planner": result.usage},
-                "trail": [_entry("plan", state, outline=outline, tokens={"planner": result.usage},
-                                 latency_s=round(result.latency_s, 3))]}
-
-    def write(state: ReportState) -> dict[str, Any]:
-        loop = build_tool_loop(deps.models.specialist, deps.tools, cfg.tool_budget, call)
-        messages = [SystemMessage(prompts.SPECIALIST_SYSTEM),
-                    HumanMessage(prompts.writer_request(state["findings"], state.get("outline"),
-                                                        state.get("failure_context")))]
-        start = time.monotonic()
-        try:
-            # the loop keeps no checkpoints of its own (the write node is the unit of resumption);
-            # durability="exit" so it does not wait for checkpoint writes it never makes
-            with warnings.catch_warnings():
-                warnings.filterwarnings("ignore", message="`durability` has no effect")
-                out = loop.invoke({"messages": messages, "tool_calls": 0},
-                                  {"recursion_limit": loop_recursion_limit(cfg.tool_budget)}, durability="exit")
-        except LLMUnavailable as exc:
-            return {"llm_error": str(exc), "trail": [_entry("write", state, error=str(exc))]}
-        draft = str(out["messages"][-1].content or "")
-        tokens = out.get("tokens", {})
-        return {"draft": draft, "fix_round": 0, "review_pending": False, "tokens": tokens,
-                "trail": [_entry("write", state, draft=draft, tool_calls=out.get("tool_calls", 0), tokens=tokens,
-                                 latency_s=round(time.monotonic() - start, 3))]}
-
-    def evaluate(state: ReportState) -> dict[str, Any]:
-        draft = state.get("draft") or ""
-        verification = deps.verify_fn(draft, state["findings"])
-        verified = verification.to_json_dict()
-        structural = draft_problems(draft)
-        if structural:
-            verified = {**verified, "passed": False,
-                        "bad": [*verified["bad"], *({"finding": None, "says": "", "actual": "", "message": m}
-                                                    for m in structural)]}
-        issues = [item["message"] for item in verified["bad"]]
-        update: dict[str, Any] = {"verification": verified}
-        entry: dict[str, Any] = {"verification": verified}
-        if state.get("review") is None and not structural:
-            try:
-                result = call(deps.models.evaluator.with_structured_output(Review, include_raw=True),
-                              [SystemMessage(prompts.EVALUATOR_SYSTEM),
-                               HumanMessage(prompts.review_request(state["findings"], draft))])
-            except LLMUnavailable as exc:
-                return {"llm_error": str(exc), **update, "trail": [_entry("evaluate", state, **entry, error=str(exc))]}
-            parsed = result.message.get("parsed") if isinstance(result.message, dict) else result.message
-            review = parsed if isinstance(parsed, Review) else Review(confidence=0.0, issues=[
-                "The review could not be parsed; check the report against the findings once more."])
-            passed = review.confidence >= cfg.review_threshold
-            update["review"] = {"confidence": review.confidence, "passed": passed, "issues": review.issues,
-                                "threshold": cfg.review_threshold}
-            update["tokens"] = {"evaluator": result.usage}
-            entry.update(review=update["review"], tokens={"evaluator": result.usage},
-                         latency_s=round(result.latency_s, 3))
-            if not passed:
-                issues += [f"Reviewer: {issue}" for issue in review.issues] or [
-                    "Reviewer: the report is not convincing; make causes and fixes specific to the findings."]
-                update["review_pending"] = True
-        else:
-            update["review_pending"] = False
-        update["issues"] = issues
-        return {**update, "trail": [_entry("evaluate", state, **entry)]}
-
-    def fix(state: ReportState) -> dict[str, Any]:
-        messages = [SystemMessage(prompts.FIX_SYSTEM),
-                    HumanMessage(prompts.fix_request(state["findings"], state.get("draft") or "",
-                                                     state.get("issues") or []))]
-        try:
-            result = call(deps.models.specialist, messages)
-        except LLMUnavailable as exc:
-            return {"llm_error": str(exc), "trail": [_entry("fix", state, error=str(exc))]}
-        draft = str(result.message.content or "")
-        return {"draft": draft, "fix_round": state.get("fix_round", 0) + 1, "tokens": {"specialist": result.usage},
-                "trail": [_entry("fix", state, issues=state.get("issues") or [], draft=draft,
-                                 tokens={"specialist": result.usage}, latency_s=round(result.latency_s, 3))]}
-
-    def replan(state: ReportState) -> dict[str, Any]:
-        context = "\n".join(f"- {issue}" for issue in state.get("issues") or [])
-        return {"replans": state.get("replans", 0) + 1, "fix_round": 0, "failure_context": context,
-                "outline": None, "trail": [_entry("replan", state, failure_context=context)]}
-
-    def finalize(state: ReportState) -> dict[str, Any]:
-        return {"outcome": "verified", "final_report": state.get("draft"),
-                "trail": [_entry("finalize", state)]}
-
-    def fallback(state: ReportState) -> dict[str, Any]:
-        if state.get("llm_error"):
-            reason = f"the model endpoint failed: {state['llm_error']}"
-        else:
-            issues = state.get("issues") or []
-            reason = (f"the LLM draft failed verification after {state.get('fix_round', 0)} fix round(s) and "
-                      f"{state.get('replans', 0)} re-plan(s): " + " ".join(issues[:5]))
-        return {"outcome": "fallback", "fallback_reason": reason, "trail": [_entry("fallback", state, reason=reason)]}
-
-    return {"plan": plan, "write": write, "evaluate": evaluate, "fix": fix, "replan": replan,
-            "finalize": finalize, "fallback": fallback}
+    loop = build_tool_loop(deps.models.specialist, deps.tools, cfg.tool_budget, deps.call)
+    messages = messages_for(state, prompts.writer_request(state.get("outline"), state.get("failure_context")))
+    start = time.monotonic()
+    try:
+        # the loop keeps no checkpoints of its own (the write node is the unit of resumption);
+        # durability="exit" so it does not wait for checkpoint writes it never makes
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message="`durability` has no effect")
+            out = loop.invoke({"messages": messages, "tool_calls": 0},
+                              {"recursion_limit": loop_recursion_limit(cfg.tool_budget)}, durability="exit")
+    except LLMUnavailable as exc:
+        return failed("write", "specialist", state, exc)
+    last = out["messages"][-1]
+    draft = compose.unwrap(str(last.content or ""))
+    finish = (getattr(last, "response_metadata", None) or {}).get("finish_reason")
+    tokens = out.get("tokens", {})
+    return {"draft": draft, "draft_finish": finish, "fix_round": 0, "review_pending": False, "tokens": tokens,
+            "trail": [entry("write", state, draft=draft, finish_reason=finish, tool_calls=out.get("tool_calls", 0),
+                            tokens=tokens, latency_s=round(time.monotonic() - start, 3))]}
 
 
-# ---- routers: plain Python returning the name of the next step
+def write_prose(state: ReportState, deps: GraphDeps) -> dict[str, Any]:
+    names = prompts.problem_names(state["findings"])
+    request = prompts.writer_request(state.get("outline"), state.get("failure_context"), prose=True, names=names)
+    try:
+        result = deps.call(with_format(deps.models.specialist, compose.prose_schema(names)),
+                           messages_for(state, request))
+    except LLMUnavailable as exc:
+        return failed("write", "specialist", state, exc)
+    raw = str(result.message.content or "")
+    prose, _ = compose.parse_prose(raw)
+    draft = _assembled(state, prose) if prose is not None else raw
+    return {"draft": draft, "draft_finish": result.finish_reason, "prose": prose.model_dump() if prose else None,
+            "fix_round": 0, "review_pending": False, "tokens": {"specialist": result.usage},
+            "trail": [entry("write", state, draft=draft, answer=raw, **_tokens_entry("specialist", result))]}
+
+
+def _assembled(state: ReportState, prose: compose.Prose) -> str:
+    from watchdog.findings import FindingsDoc
+
+    return compose.assemble(FindingsDoc.model_validate(state["findings"]), prose)
+
+
+def fix(state: ReportState, deps: GraphDeps) -> dict[str, Any]:
+    """Rewrite only the flagged parts; keep the rest of the draft as it is."""
+    issues = state.get("issues") or []
+    if deps.config.table == "program":
+        return fix_prose(state, deps, issues)
+    draft = state.get("draft") or ""
+    parts = compose.sections(draft)
+    bad = (state.get("verification") or {}).get("bad", [])
+    whole = state.get("draft_finish") == "length" or state.get("review_pending") or not parts
+    flagged = list(range(len(parts))) if whole else compose.flagged_sections(parts, bad)
+    request = prompts.fix_request("".join(parts[i] for i in flagged).strip() or draft, issues)
+    try:
+        result = deps.call(deps.models.specialist, messages_for(state, request))
+    except LLMUnavailable as exc:
+        return failed("fix", "specialist", state, exc)
+    answer = str(result.message.content or "")
+    new = compose.splice(parts, flagged, answer) if parts else compose.unwrap(answer)
+    return {"draft": new, "draft_finish": result.finish_reason, "fix_round": state.get("fix_round", 0) + 1,
+            "tokens": {"specialist": result.usage},
+            "trail": [entry("fix", state, issues=issues, sections=len(flagged), of_sections=len(parts), draft=new,
+                            **_tokens_entry("specialist", result))]}
+
+
+def fix_prose(state: ReportState, deps: GraphDeps, issues: list[str]) -> dict[str, Any]:
+    names = prompts.problem_names(state["findings"])
+    old = compose.Prose.model_validate(state["prose"]) if state.get("prose") else None
+    parts = state.get("flagged") or []
+    if old is None or not parts:  # nothing usable yet: the whole JSON again
+        parts = ["summary", "priorities", *(f"checks.{n}" for n in names)]
+        old = old or compose.Prose()
+    keys = tuple(k for k in ("summary", "priorities") if k in parts) + ("checks",)
+    flagged_names = [p.removeprefix("checks.") for p in parts if p.startswith("checks.")]
+    sent = compose.prose_parts(old, parts).model_dump(include=set(keys))
+    request = prompts.fix_request(_dumps(sent), issues, prose=True)
+    try:
+        result = deps.call(with_format(deps.models.specialist, compose.prose_schema(flagged_names or names, keys)),
+                           messages_for(state, request))
+    except LLMUnavailable as exc:
+        return failed("fix", "specialist", state, exc)
+    raw = str(result.message.content or "")
+    new, _ = compose.parse_prose(raw)
+    prose = compose.merge_prose(old, new, parts) if new is not None else old
+    draft = _assembled(state, prose)
+    return {"draft": draft, "draft_finish": result.finish_reason, "prose": prose.model_dump(),
+            "fix_round": state.get("fix_round", 0) + 1, "tokens": {"specialist": result.usage},
+            "trail": [entry("fix", state, issues=issues, parts=parts, answer=raw, draft=draft,
+                            **_tokens_entry("specialist", result))]}
+
+
+def _dumps(obj: Any) -> str:
+    import json
+
+    return json.dumps(obj, ensure_ascii=False, indent=1)
+
+
+def replan(state: ReportState) -> dict[str, Any]:
+    context = "\n".join(f"- {issue}" for issue in state.get("issues") or [])
+    return {"replans": state.get("replans", 0) + 1, "fix_round": 0, "failure_context": context,
+            "outline": None, "prose": None, "flagged": [], "trail": [entry("replan", state, failure_context=context)]}
+
+
+def finalize(state: ReportState) -> dict[str, Any]:
+    return {"outcome": "verified", "final_report": state.get("draft"), "trail": [entry("finalize", state)]}
+
+
+def fallback(state: ReportState) -> dict[str, Any]:
+    if state.get("llm_error"):
+        reason = f"the model endpoint failed: {state['llm_error']}"
+    else:
+        issues = state.get("issues") or []
+        reason = (f"the LLM draft failed verification after {state.get('fix_round', 0)} fix round(s) and "
+                  f"{state.get('replans', 0)} re-plan(s): " + " ".join(issues[:5]))
+    return {"outcome": "fallback", "fallback_reason": reason, "trail": [entry("fallback", state, reason=reason)]}
+
+
+# ---- routers: plain functions of the state and the config, returning the name of the next step
+
+
+def route_start(state: ReportState, cfg: LLMConfig) -> Literal["plan", "write"]:
+    return "plan" if cfg.use_planner else "write"
+
+
+def route_after_draft(state: ReportState) -> Literal["evaluate", "fallback"]:
+    return "fallback" if state.get("llm_error") else "evaluate"
+
+
+def route_after_plan(state: ReportState) -> Literal["write", "fallback"]:
+    return "fallback" if state.get("llm_error") else "write"
+
+
+def route_after_evaluate(state: ReportState, cfg: LLMConfig) -> Literal["finalize", "fix", "replan", "fallback"]:
+    if state.get("llm_error"):
+        return "fallback"
+    verified = bool((state.get("verification") or {}).get("passed"))
+    if verified and not state.get("review_pending"):
+        return "finalize"
+    if state.get("fix_round", 0) < cfg.max_fix_rounds:
+        return "fix"
+    if verified:  # no fix round left for the review's issues: the numbers are right
+        return "finalize"
+    if state.get("replans", 0) < cfg.max_replans:
+        return "replan"
+    return "fallback"
 
 
 def make_routers(config: LLMConfig) -> dict[str, Callable[[ReportState], str]]:
-    def route_start(state: ReportState) -> Literal["plan", "write"]:
-        return "plan" if config.use_planner else "write"
-
-    def route_after_draft(state: ReportState) -> Literal["evaluate", "fallback"]:
-        return "fallback" if state.get("llm_error") else "evaluate"
-
-    def route_after_plan(state: ReportState) -> Literal["write", "fallback"]:
-        return "fallback" if state.get("llm_error") else "write"
-
-    def route_after_evaluate(state: ReportState) -> Literal["finalize", "fix", "replan", "fallback"]:
-        if state.get("llm_error"):
-            return "fallback"
-        verified = bool((state.get("verification") or {}).get("passed"))
-        if verified and not state.get("review_pending"):
-            return "finalize"
-        if state.get("fix_round", 0) < config.max_fix_rounds:
-            return "fix"
-        if verified:  # no fix round left for the review's issues: the numbers are right
-            return "finalize"
-        if state.get("replans", 0) < config.max_replans:
-            return "replan"
-        return "fallback"
-
-    return {"start": route_start, "after_plan": route_after_plan, "after_draft": route_after_draft,
-            "after_evaluate": route_after_evaluate}
+    """The routers with their config bound (what :func:`~watchdog.graph.graph.build_report_graph` wires)."""
+    return {"start": lambda s: route_start(s, config), "after_plan": route_after_plan,
+            "after_draft": route_after_draft, "after_evaluate": lambda s: route_after_evaluate(s, config)}

@@ -10,6 +10,8 @@ and :func:`resume_llm_report` continues a run that was killed from its last chec
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -68,8 +70,22 @@ def recursion_limit(config: LLMConfig) -> int:
     return per_attempt * (config.max_replans + 1) + 6
 
 
-def _graph(settings: Settings, models: Models | None, sandbox: Sandbox | None, saver: Any) -> tuple[Any, Models]:
-    models = models or build_models(settings.llm)
+@contextmanager
+def endpoint(settings: Settings, models: Models | None) -> Iterator[str | None]:
+    """The base URL to use: a llama.cpp server started for the run (``llm.local``, stopped afterwards) or None
+    (the configured endpoint). Models given by the caller need none."""
+    if models is not None or settings.llm.local is None:
+        yield None
+        return
+    from watchdog.graph.local import local_server
+
+    with local_server(settings.llm.local, settings.root) as base_url:
+        yield base_url
+
+
+def _graph(settings: Settings, models: Models | None, sandbox: Sandbox | None, saver: Any,
+           base_url: str | None = None) -> tuple[Any, Models]:
+    models = models or build_models(settings.llm, base_url)
     tools = [query_tool(sandbox, settings.llm.tool_max_rows)] if sandbox is not None else []
     return build_report_graph(models, verify_fn, saver, config=settings.llm, tools=tools), models
 
@@ -82,10 +98,10 @@ def run_llm_report(doc: FindingsDoc, out_dir: Path, *, settings: Settings, run_i
                      models: Models | None = None, sandbox: Sandbox | None = None,
                      trends: dict[str, str] | None = None) -> LLMReportOutcome:
     """Run the graph on ``doc`` (whose findings.json is already filed in ``out_dir``); write nothing."""
-    with checkpointer(settings.state_path()) as saver:
-        graph, models = _graph(settings, models, sandbox, saver)
+    with endpoint(settings, models) as base_url, checkpointer(settings.state_path()) as saver:
+        graph, models = _graph(settings, models, sandbox, saver, base_url)
         initial = {"run_id": run_id, "findings": doc.model_dump(mode="json"), "out_dir": str(out_dir),
-                   "trends": trends, "fix_round": 0, "replans": 0, "trail": [], "tokens": {}}
+                   "trends": trends}
         state = graph.invoke(initial, run_config(run_id, settings.llm), durability="sync")
     return outcome_of(state, models.names())
 
@@ -94,12 +110,17 @@ def resume_llm_report(run_id: str, *, settings: Settings, models: Models | None 
                       sandbox: Sandbox | None = None) -> LLMReportOutcome:
     """Continue the run ``run_id`` from its last checkpoint (no re-scan, no repeated finished steps)."""
     with checkpointer(settings.state_path()) as saver:
-        graph, models = _graph(settings, models, sandbox, saver)
+        # look the run up first: an unknown run is said so, whatever the endpoint configuration
+        probe = build_report_graph(placeholder_models(), verify_fn, saver, config=settings.llm)
         config = run_config(run_id, settings.llm)
-        snapshot = graph.get_state(config)
+        snapshot = probe.get_state(config)
         if not snapshot.values:
             raise WatchdogError(f"no run {run_id!r} in {settings.state_path() / CHECKPOINT_FILE}")
-        state = graph.invoke(None, config, durability="sync") if snapshot.next else snapshot.values
+        if not snapshot.next:
+            return outcome_of(snapshot.values, models.names() if models else settings.llm.models.model_dump())
+        with endpoint(settings, models) as base_url:
+            graph, models = _graph(settings, models, sandbox, saver, base_url)
+            state = graph.invoke(None, config, durability="sync")
     return outcome_of(state, models.names())
 
 
@@ -136,6 +157,8 @@ def outcome_of(state: dict[str, Any], model_names: dict[str, str]) -> LLMReportO
     """The graph's final state as an outcome (nothing is written here)."""
     outcome = state.get("outcome") or "fallback"
     reason = state.get("fallback_reason")
+    if outcome == "verified" and state.get("draft_finish") == "length":  # never deliver a cut draft as verified
+        outcome, reason = "fallback", "the draft was cut off by the output token cap (llm.max_output_tokens.specialist)"
     if outcome != "verified" or not state.get("final_report"):
         outcome, reason = "fallback", reason or "the report graph did not finish"
     return LLMReportOutcome(

@@ -7,13 +7,18 @@ and token counts per role are summed.
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Any, Literal, TypedDict
+from typing import Annotated, Any, Literal
+
+from typing_extensions import TypedDict  # pydantic reads it on Python < 3.12 (the input JSON schema)
 
 Role = Literal["planner", "specialist", "evaluator"]
 Outcome = Literal["verified", "fallback"]
 
 
-def add_tokens(left: dict[str, dict[str, int]] | None, right: dict[str, dict[str, int]] | None) -> dict[str, dict[str, int]]:
+Tokens = dict[str, dict[str, int]]
+
+
+def add_tokens(left: Tokens | None, right: Tokens | None) -> Tokens:
     """Sum token usage per role: {"specialist": {"input": 10, "output": 5, "calls": 1}}."""
     out = {role: dict(counts) for role, counts in (left or {}).items()}
     for role, counts in (right or {}).items():
@@ -23,16 +28,23 @@ def add_tokens(left: dict[str, dict[str, int]] | None, right: dict[str, dict[str
     return out
 
 
-class ReportState(TypedDict, total=False):
-    # inputs
+class ReportInput(TypedDict, total=False):
+    """What a run starts from (the graph's input schema)."""
+
     run_id: str
     findings: dict[str, Any]          # the findings document (schema_version 1)
     out_dir: str                      # the run folder
     trends: dict[str, str] | None     # finding name -> new/resolved/worse/better/unchanged (audits)
+
+
+class ReportState(ReportInput, total=False):
     # working state
     outline: str | None               # the planner's outline
-    draft: str | None                 # the latest report draft
+    draft: str | None                 # the latest report draft (program mode: the assembled report)
+    draft_finish: str | None          # the finish reason of the call that wrote it ("length": cut by the cap)
+    prose: dict[str, Any] | None      # program mode: the model's parts (summary, priorities, checks)
     issues: list[str]                 # what the next fix must address (verify + review, merged)
+    flagged: list[str]                # program mode: the parts the issues point at
     review: dict[str, Any] | None     # the first-round review: {confidence, passed, issues}
     verification: dict[str, Any] | None  # verify_fn's last result (to_json_dict)
     fix_round: int                    # fixes done since the last (re)write

@@ -36,7 +36,8 @@ def query_tool(sandbox: Sandbox, max_rows: int = 20) -> BaseTool:
             result = sandbox.query(sql, max_rows=max_rows)
         except SandboxError as exc:
             return f"{exc.prefix}: {redact(exc)}"
-        rows = [{c: plain_text(jsonable(v), 200) for c, v in zip(result.columns, row)} for row in result.rows]
+        rows = [{c: plain_text(jsonable(v), 200) for c, v in zip(result.columns, row, strict=False)}
+                for row in result.rows]
         return json.dumps({"columns": result.columns, "rows": rows, "truncated": result.truncated},
                           ensure_ascii=False)
 
@@ -63,7 +64,7 @@ def build_tool_loop(model: Any, tools: list[BaseTool], budget: int, call: Invoke
         result = call(model if spent else with_tools, list(state["messages"]))
         reply = result.message
         if spent and isinstance(reply, AIMessage) and reply.tool_calls:  # a model that will not stop
-            reply = AIMessage(content=reply.content or "", id=reply.id)
+            reply = AIMessage(content=reply.content or "", id=reply.id, response_metadata=reply.response_metadata)
         return {"messages": [reply], "tokens": {"specialist": result.usage},
                 "latency_s": state.get("latency_s", 0.0) + result.latency_s}
 

@@ -27,6 +27,7 @@ from watchdog.run.scan_run import (
     ScanOutcome,
     new_run_id,
     reports_dir,
+    resume_report,
     run_scan,
 )
 from watchdog.sandbox import cancel as cancelling
@@ -118,6 +119,37 @@ def file_run(outcome: ScanOutcome, audit: str, status: str, review: bool) -> str
     except OSError as exc:
         return f"cannot file the run into {outcome.out_dir}: {exc.strerror or exc}"
     return None
+
+
+def resume_run(settings: Settings, run_id: str, *, sandbox: Any = None) -> Any:
+    """``watchdog resume``: finish the LLM report of a run from its checkpoint and file it. A run of an audit is
+    finished as :func:`execute_audit` would have: its history row, report.html, audit.json with the audit's
+    keys, and ``latest``."""
+    result = resume_report(run_id, settings=settings, sandbox=sandbox)
+    store = HistoryStore(settings.history_url())
+    try:
+        record = store.get_run(run_id)
+        if record is None:  # a scan's run: filed by resume_report
+            return result
+        doc, review = result.findings, bool(record.audit in settings.audits and settings.audit(record.audit).review)
+        status = STATUS[doc.exit_code()]
+        folder = RunFolder(result.out_dir)
+        folder.write_html(doc, result.trends, record.audit)
+        folder.write_audit(run_id=run_id, audit=record.audit, status=status, review_required=review,
+                           summary=doc.summary.model_dump(), trends=result.trends, llm=result)
+        folder.point_latest()
+        if record.status in ("running", "interrupted", "error"):
+            store.finish_run(run_id, status="awaiting_review" if review else status, summary=doc.summary.model_dump(),
+                             out_dir=str(result.out_dir), findings=[f.model_dump(mode="json") for f in doc.findings],
+                             trends=result.trends, verification=_llm_record(result), error=doc.error)
+        return result
+    finally:
+        store.close()
+
+
+def _llm_record(llm: Any) -> dict[str, Any]:
+    return {"outcome": llm.outcome, "reason": llm.reason, "fix_rounds": llm.fix_rounds, "replans": llm.replans,
+            "tokens": llm.tokens}
 
 
 def _llm_summary(outcome: ScanOutcome) -> dict[str, Any] | None:

@@ -171,7 +171,7 @@ class StubRequestHandler(BaseHTTPRequestHandler):
         if body.get("stream"):
             include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
             self._stream(responses.stream_chunks(stub._new_id("chatcmpl"), model, message, finish_reason,
-                                                 usage, include_usage))
+                                                 usage, include_usage), step)
             return
         self._send_json(200, responses.chat_completion(stub._new_id("chatcmpl"), model, message, finish_reason, usage))
 
@@ -180,15 +180,26 @@ class StubRequestHandler(BaseHTTPRequestHandler):
         with contextlib.suppress(OSError):
             self.connection.shutdown(socket.SHUT_RDWR)
 
-    def _stream(self, events: Iterable[dict[str, Any]]) -> None:
-        """Send ``events`` as a chunked ``text/event-stream``, then ``data: [DONE]``."""
+    def _stream(self, events: Iterable[dict[str, Any]], step: Step | None = None) -> None:
+        """Send ``events`` as a chunked ``text/event-stream``, then ``data: [DONE]`` (paced as ``step`` says)."""
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream; charset=utf-8")
         self.send_header("Cache-Control", "no-cache")
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
+        self.wfile.flush()
+        stopping = self.server.stub._stopping
+        pieces = 0
         for event in events:
+            delta = (event.get("choices") or [{}])[0].get("delta") or {}
+            if delta.get("content") and step is not None:
+                if step.pause_after is not None and pieces == step.pause_after and stopping.wait(step.pause_s):
+                    return self._drop()
+                if pieces and step.piece_delay_s and stopping.wait(step.piece_delay_s):
+                    return self._drop()
+                pieces += 1
             self._write_chunk(f"data: {json.dumps(event)}\n\n".encode())
+            self.wfile.flush()
         self._write_chunk(b"data: [DONE]\n\n")
         self.wfile.write(b"0\r\n\r\n")
 

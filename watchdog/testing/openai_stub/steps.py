@@ -49,6 +49,10 @@ class Step:
     then: Step | None = None
     usage: Usage = None
     finish_reason: str | None = None
+    #: streamed answers: seconds between pieces, and a stall of ``pause_s`` after ``pause_after`` pieces
+    piece_delay_s: float = 0.0
+    pause_after: int | None = None
+    pause_s: float = 0.0
     when: Matcher = field(default=None, compare=False)
 
     def describe(self) -> str:
@@ -57,10 +61,18 @@ class Step:
         return self.kind
 
 
-def reply(text: str = "", *, usage: Usage = None, finish_reason: str = "stop", when: Matcher = None) -> Step:
+def reply(text: str = "", *, usage: Usage = None, finish_reason: str = "stop", piece_delay_s: float = 0.0,
+          pause_after: int | None = None, pause_s: float = 0.0, when: Matcher = None) -> Step:
     """An assistant message with ``content=text``. ``usage=(prompt_tokens, completion_tokens)``;
-    without it, rough word counts are reported. ``finish_reason="length"`` simulates truncation."""
-    return Step("reply", text=text, usage=usage, finish_reason=finish_reason, when=when)
+    without it, rough word counts are reported. ``finish_reason="length"`` simulates truncation.
+
+    Streamed (``"stream": true``), the text goes out in pieces of a few words: ``piece_delay_s`` between
+    pieces (a slow but steady model), and one stall of ``pause_s`` after ``pause_after`` pieces (a model
+    that stops sending mid-answer; the stub drops the connection if the client has gone)."""
+    if piece_delay_s < 0 or pause_s < 0:
+        raise ValueError("reply(): delays need seconds >= 0")
+    return Step("reply", text=text, usage=usage, finish_reason=finish_reason, piece_delay_s=float(piece_delay_s),
+                pause_after=pause_after, pause_s=float(pause_s), when=when)
 
 
 def tool_call(

@@ -1,0 +1,148 @@
+"""``python -m bench.llm_real``: the LLM report through a real model, per model, mode and data set.
+
+    python -m bench.llm_real --gguf /path/to/model.gguf [--gguf other.gguf] [--base-url URL --model NAME]
+                             [--modes program,model] [--targets demo,chinook] [--out bench/results/llm_real.json]
+
+A GGUF file is served by llama.cpp on loopback (``llm.local``'s server, ``pip install 'watchdog-dq[local]'``),
+one server per model for all its runs (so its prompt cache is shared); ``--base-url`` measures any running
+OpenAI-compatible endpoint instead. Without either, it says so and exits 0 (skipped).
+
+Per run: the outcome (verified at the first draft, verified after fixes, or fallback), rounds, tokens per role
+(every attempt's), wall time, and verify_fn's verdict on every draft. The demo is the planted-problem CRM
+(20 checks, 10 failing or warning); Chinook is the clean baseline (77 checks, all passing).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+CHINOOK = REPO.parent / "shared" / "datasets" / "chinook" / "Chinook_Sqlite.sqlite"
+
+
+def parse(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="python -m bench.llm_real", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--gguf", type=Path, action="append", default=[], help="a GGUF model file (repeatable)")
+    p.add_argument("--base-url", default=None, help="an OpenAI-compatible endpoint instead of a GGUF file")
+    p.add_argument("--model", default="local", help="the model name sent to --base-url")
+    p.add_argument("--modes", default="program,model", help="llm.table modes, comma-separated")
+    p.add_argument("--targets", default="demo,chinook", help="demo, chinook (comma-separated)")
+    p.add_argument("--review", default="advisory", choices=["gate", "advisory", "off"])
+    p.add_argument("--fix-rounds", type=int, default=2)
+    p.add_argument("--specialist-tokens", type=int, default=1500)
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--out", type=Path, default=REPO / "bench" / "results" / "llm_real.json")
+    return p.parse_args(argv)
+
+
+@contextmanager
+def endpoints(args: argparse.Namespace) -> Iterator[Iterator[tuple[str, str]]]:
+    """(model label, base URL) pairs; each GGUF server lives only while its runs do."""
+    from watchdog.graph.local import local_server
+    from watchdog.settings import LocalModel
+
+    def each() -> Iterator[tuple[str, str]]:
+        if args.base_url:
+            yield args.model, args.base_url
+        for gguf in args.gguf:
+            with local_server(LocalModel(model=str(gguf), threads=args.threads), REPO) as url:
+                yield gguf.name, url
+
+    yield each()
+
+
+def findings_for(target: str, work: Path) -> tuple[str, list[str]]:
+    if target == "demo":
+        from watchdog.run.demo_data import build_demo_database
+
+        build_demo_database(work / "crm.db")
+        return f"sqlite:///{work / 'crm.db'}", [str(REPO / "checks" / "demo_crm.yaml")]
+    if target == "chinook":
+        return f"sqlite:///{CHINOOK}", [str(REPO / "checks" / "chinook.yaml")]
+    raise SystemExit(f"unknown target {target!r}")
+
+
+def one_run(label: str, url: str, target: str, mode: str, args: argparse.Namespace, work: Path) -> dict[str, Any]:
+    from watchdog.graph.models import build_models
+    from watchdog.run.scan_run import run_scan
+    from watchdog.settings import LLMConfig, RoleModels, RoleTokens, Settings
+
+    llm = LLMConfig(base_url=url, api_key="local", table=mode, review=args.review, max_fix_rounds=args.fix_rounds,
+                    max_replans=0, tool_budget=0, temperature=0.2,
+                    models=RoleModels(planner=args.model, specialist=args.model, evaluator=args.model),
+                    max_output_tokens=RoleTokens(planner=600, specialist=args.specialist_tokens, evaluator=400))
+    settings = Settings(root=work, state_dir=str(work / "state"), llm=llm)
+    db, suites = findings_for(target, work)
+    out = work / f"{target}-{mode}"
+    started = time.monotonic()
+    outcome = run_scan(db, suites, out_dir=out, llm=True, settings=settings, models=build_models(llm))
+    wall = time.monotonic() - started
+    meta = json.loads((out / "audit.json").read_text())
+    audit = meta.get("llm") or meta  # the llm section (older layouts kept it at the top level)
+    rounds = audit["rounds"]
+    drafts = [r for r in rounds if r["step"] == "evaluate"]
+    verdicts = [{"passed": r["verification"]["passed"], "bad": len(r["verification"]["bad"]),
+                 "messages": [b["message"] for b in r["verification"]["bad"]][:8],
+                 "review": r.get("review")} for r in drafts]
+    result = audit["outcome"]
+    kind = ("verified first draft" if result == "verified" and audit["fix_rounds"] == 0 else
+            "verified after fixes" if result == "verified" else "fallback")
+    return {"model": label, "target": target, "mode": mode, "outcome": kind, "fix_rounds": audit["fix_rounds"],
+            "rounds": [r["step"] for r in rounds], "tokens": audit["tokens"], "wall_s": round(wall, 1),
+            "fallback_reason": audit.get("fallback_reason"), "verdicts": verdicts,
+            "findings": outcome.doc.summary.model_dump(), "report": (out / "report.md").read_text()[:6000],
+            "unverified": (out / "report.unverified.md").read_text()[:6000]
+            if (out / "report.unverified.md").exists() else None,
+            "answers": [r.get("answer") or r.get("draft") for r in rounds if r["step"] in ("write", "fix")]}
+
+
+def table(results: list[dict[str, Any]]) -> str:
+    lines = ["| model | data | mode | outcome | rounds | tokens in/out (specialist) | tokens in/out (evaluator) "
+             "| wall s | verify per draft |", "|---|---|---|---|---|---|---|---|---|"]
+    for r in results:
+        sp, ev = r["tokens"].get("specialist", {}), r["tokens"].get("evaluator", {})
+        verdicts = ", ".join("pass" if v["passed"] else f"{v['bad']} bad" for v in r["verdicts"]) or "–"
+        lines.append(f"| {r['model']} | {r['target']} | {r['mode']} | {r['outcome']} | {len(r['rounds'])} "
+                     f"| {sp.get('input', 0)}/{sp.get('output', 0)} | {ev.get('input', 0)}/{ev.get('output', 0)} "
+                     f"| {r['wall_s']} | {verdicts} |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse(argv)
+    if not args.gguf and not args.base_url:
+        print("bench.llm_real: skipped: give a model with --gguf PATH or --base-url URL", file=sys.stderr)
+        return 0
+    results: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory(prefix="wd-llm-real-") as tmp, endpoints(args) as each:
+        for label, url in each:
+            for target in [t.strip() for t in args.targets.split(",") if t.strip()]:
+                for mode in [m.strip() for m in args.modes.split(",") if m.strip()]:
+                    work = Path(tmp) / f"{label}-{target}-{mode}"
+                    work.mkdir(parents=True)
+                    print(f"{label} {target} {mode} ...", file=sys.stderr, flush=True)
+                    try:
+                        result = one_run(label, url, target, mode, args, work)
+                    except Exception as exc:  # noqa: BLE001 - one failed run is a result, not the end
+                        result = {"model": label, "target": target, "mode": mode, "outcome": f"error: {exc}",
+                                  "rounds": [], "tokens": {}, "wall_s": 0, "verdicts": []}
+                    results.append(result)
+                    print(f"  {result['outcome']} in {result['wall_s']} s, rounds {result['rounds']}", file=sys.stderr,
+                          flush=True)
+                    args.out.parent.mkdir(parents=True, exist_ok=True)
+                    args.out.write_text(json.dumps({"results": results}, indent=1, default=str) + "\n")
+    print(table(results))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,64 @@
+"""Real model output, recorded (tests/fixtures/llm_real), replayed through the real-HTTP stub: what small local
+models actually answer must never be delivered as a verified report, and the issues sent back must be true."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from watchdog.findings import FindingsDoc
+from watchdog.graph.runner import run_llm_report
+from watchdog.settings import LLMConfig, Settings
+from watchdog.testing.openai_stub import StubOpenAI, reply
+
+FIXTURES = Path(__file__).parent / "fixtures" / "llm_real"
+SPECIALIST = "[role:specialist]"
+
+
+def replay(tmp_path: Path, name: str, monkeypatch: pytest.MonkeyPatch, **llm: object):
+    recorded = json.loads((FIXTURES / name).read_text())
+    doc = FindingsDoc.model_validate(recorded["findings"])
+    script = [reply(c["answer"], finish_reason=c["finish_reason"] or "stop") for c in recorded["calls"]]
+    with StubOpenAI(by_marker={SPECIALIST: script}, when_empty="error") as stub:
+        monkeypatch.setenv("OPENAI_BASE_URL", stub.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+        config = LLMConfig(max_fix_rounds=len(script) - 1, max_replans=0, retry_wait_max_s=0, tool_budget=0, **llm)
+        settings = Settings(root=tmp_path, state_dir=str(tmp_path / "state"), llm=config)
+        outcome = run_llm_report(doc, tmp_path, settings=settings, run_id=name)
+        return outcome, stub.chat_requests
+
+
+def issues_of(outcome) -> list[list[str]]:
+    return [[b["message"] for b in r["verification"]["bad"]] for r in outcome.rounds if r["step"] == "evaluate"]
+
+
+def test_qwen_05b_program_mode_echo_repetition_and_cut_are_never_verified(tmp_path, monkeypatch):
+    # the 0.5B model copied the instructions into the summary, repeated one priority until the 1,500-token cap
+    # (finish_reason "length"), then answered the fixes with empty parts and an echo of the issue it was sent
+    outcome, requests = replay(tmp_path, "qwen0.5b_demo_program.json", monkeypatch, table="program", review="off")
+    assert outcome.outcome == "fallback" and outcome.final_report is None
+    first, second, third = issues_of(outcome)
+    assert any("cut off by the output token cap" in m for m in first)
+    assert "The JSON answer is incomplete: it ends before the object closes." in first
+    assert not any("never mentions" in m for m in first)  # no prose to check: no false items about it
+    assert any(m.startswith("The summary is empty") for m in second)
+    assert any(m.startswith("The summary is empty or repeats the instructions") for m in third)  # the echo
+    assert len([m for m in third if "has no likely causes" in m]) == 10  # every problem check, none invented
+    sent = requests[1]["body"]["messages"][-1]["content"]
+    assert "cut off by the output token cap" in sent
+
+
+def test_qwen_05b_model_mode_table_of_zeros_is_caught_row_by_row(tmp_path, monkeypatch):
+    # the 0.5B model's whole report: every check "pass", every row "0 | 200 | 0.0", causes copied per column
+    recorded = json.loads((FIXTURES / "qwen0.5b_demo_model.json").read_text())
+    from watchdog.verify import verify_fn
+
+    bad = verify_fn(recorded["calls"][0]["answer"], recorded["findings"]).bad
+    called_passing = {b.finding for b in bad if "passing" in b.message}
+    failing = {f["name"] for f in recorded["findings"]["findings"] if f["status"] == "fail"}
+    assert failing and failing <= called_passing  # every failing check called passing is caught
+    outcome, requests = replay(tmp_path, "qwen0.5b_demo_model.json", monkeypatch, table="model", review="off")
+    assert outcome.outcome == "fallback" and outcome.draft == recorded["calls"][0]["answer"]
+    assert len(requests) == 1  # one recorded answer, no fix round configured

@@ -1,0 +1,127 @@
+"""An audit run with the LLM report, killed and resumed, or stopped by SIGTERM (real processes, real HTTP stub)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from watchdog.history import HistoryStore
+from watchdog.testing.openai_stub import StubOpenAI, slow, structured
+
+SPECIALIST, EVALUATOR = "[role:specialist]", "[role:evaluator]"
+PROSE = {"summary": "Two items have a null sku.", "priorities": ["Backfill the SKUs."],
+         "checks": [{"name": "items.sku.not_null", "causes": ["An import job that skips SKUs."],
+                     "fixes": ["Backfill the SKUs.", "Make the column NOT NULL."]}]}
+WRONG = {**PROSE, "summary": "7 items have a null sku."}
+APPROVE = structured({"confidence": 0.92, "issues": []})
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    (tmp_path / "data").mkdir()
+    with sqlite3.connect(tmp_path / "data" / "shop.db") as conn:
+        conn.execute("CREATE TABLE items (id INTEGER PRIMARY KEY, sku TEXT)")
+        conn.executemany("INSERT INTO items VALUES (?, ?)",
+                         [(i, None if i in (4, 8) else f"S{i}") for i in range(1, 11)])
+    (tmp_path / "shop.yaml").write_text("tables:\n  items:\n    - not_null: sku\n    - unique: id\n")
+    (tmp_path / "watchdog.yaml").write_text("""\
+state_dir: state
+databases:
+  shop: {url: "sqlite:///data/shop.db"}
+history: {url: "sqlite:///history.db"}
+audits:
+  shop:
+    database: shop
+    checks: [shop.yaml]
+    llm: true
+    deliver:
+      - file: {dir: reports}
+llm:
+  table: program
+  models: {planner: small, specialist: big, evaluator: small}
+  max_fix_rounds: 2
+  max_replans: 0
+  max_attempts: 2
+  retry_wait_max_s: 0
+""")
+    return tmp_path
+
+
+def watchdog(project: Path, *args: str, stub: StubOpenAI | None = None, wait: bool = True):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
+    if stub is not None:
+        env.update(OPENAI_BASE_URL=stub.base_url, OPENAI_API_KEY="sk-test")
+    argv = [sys.executable, "-m", "watchdog", *args, "--config", str(project / "watchdog.yaml")]
+    if not wait:
+        return subprocess.Popen(argv, env=env, cwd=project, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.run(argv, env=env, cwd=project, capture_output=True, text=True, timeout=120)
+
+
+def wait_for_calls(stub: StubOpenAI, process: subprocess.Popen, count: int) -> None:
+    deadline = time.monotonic() + 90
+    while len([r for r in stub.chat_requests if r["marker"] == SPECIALIST]) < count:
+        assert time.monotonic() < deadline and process.poll() is None, process.stderr.read() if process.poll() else ""
+        time.sleep(0.1)
+
+
+def only_run(project: Path):
+    store = HistoryStore(f"sqlite:///{project / 'history.db'}")
+    try:
+        runs = store.list_runs("shop")
+    finally:
+        store.close()
+    assert len(runs) == 1
+    return runs[0]
+
+
+def test_resume_of_a_killed_audit_run_finishes_its_row_html_latest_and_audit_keys(project):
+    with StubOpenAI(by_marker={SPECIALIST: [structured(WRONG), slow(60, then=structured(PROSE))],
+                               EVALUATOR: [APPROVE]}, when_empty="error") as stub:
+        process = watchdog(project, "run", "shop", stub=stub, wait=False)
+        wait_for_calls(stub, process, 2)
+        process.send_signal(signal.SIGKILL)  # killed while the fix call is in flight
+        process.wait(timeout=10)
+    killed = only_run(project)
+    assert killed.status == "running"
+
+    with StubOpenAI(by_marker={SPECIALIST: [structured({"summary": PROSE["summary"], "checks": []})],
+                               EVALUATOR: [APPROVE]}, when_empty="error") as stub:
+        resumed = watchdog(project, "resume", killed.id, stub=stub)
+        assert [r["marker"] for r in stub.chat_requests] == [SPECIALIST]  # only the unfinished fix
+    assert resumed.returncode == 0, resumed.stderr
+    run = only_run(project)
+    assert run.status == "failed" and run.finished_at and run.verification["outcome"] == "verified"
+    folder = Path(run.out_dir)
+    assert (folder / "report.html").is_file() and "Two items have a null sku." in (folder / "report.md").read_text()
+    meta = json.loads((folder / "audit.json").read_text())
+    assert meta["audit"] == "shop" and meta["status"] == "failed" and meta["llm"]["outcome"] == "verified"
+    assert (folder.parent / "latest").resolve() == folder.resolve()
+
+    again = watchdog(project, "resume", killed.id)  # a finished run: filed again, nothing called, keys kept
+    assert again.returncode == 0, again.stderr
+    assert json.loads((folder / "audit.json").read_text())["audit"] == "shop"
+
+
+def test_sigterm_records_the_run_interrupted_and_prints_one_line(project):
+    with StubOpenAI(by_marker={SPECIALIST: [slow(60, then=structured(PROSE))], EVALUATOR: [APPROVE]}) as stub:
+        process = watchdog(project, "run", "shop", stub=stub, wait=False)
+        wait_for_calls(stub, process, 1)
+        process.send_signal(signal.SIGTERM)
+        _, stderr = process.communicate(timeout=30)
+    assert process.returncode == 130, stderr
+    assert stderr.strip().splitlines()[-1] == "error: interrupted by SIGTERM" and "Traceback" not in stderr
+    assert only_run(project).status == "interrupted"
+
+
+def test_resume_of_an_unknown_run_says_so_without_an_endpoint(project):
+    result = watchdog(project, "resume", "20990101T000000Z-nope")
+    assert result.returncode == 3
+    assert "no run '20990101T000000Z-nope'" in result.stderr and "model endpoint" not in result.stderr

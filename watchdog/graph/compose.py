@@ -1,0 +1,257 @@
+"""Drafts as parts: ``llm.table: program`` reports assembled from the model's prose, and Markdown drafts cut
+into heading sections, so that a fix round sends (and replaces) only the flagged parts.
+
+In program mode the model answers a JSON object (summary, priorities, causes and fixes per problem check);
+the findings table and every number-bearing line come from :func:`watchdog.report.render_markdown`, and
+the prose is put around them. Pure functions, no I/O.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from pydantic import BaseModel, Field, ValidationError
+
+from watchdog.findings import FindingsDoc
+from watchdog.report import render_markdown
+from watchdog.report.escape import md_paragraph
+
+
+class CheckProse(BaseModel):
+    name: str
+    causes: list[str] = Field(default_factory=list)
+    fixes: list[str] = Field(default_factory=list)
+
+
+class Prose(BaseModel):
+    """What the model writes in program mode."""
+
+    summary: str = ""
+    priorities: list[str] = Field(default_factory=list)
+    checks: list[CheckProse] = Field(default_factory=list)
+
+    def by_name(self) -> dict[str, CheckProse]:
+        return {c.name.strip("` "): c for c in self.checks}
+
+
+def prose_schema(names: list[str], keys: tuple[str, ...] = ("summary", "priorities", "checks")) -> dict[str, Any]:
+    """The JSON schema sent as ``response_format`` (a grammar on llama.cpp: names can only be real checks)."""
+    def strings(most: int) -> dict[str, Any]:  # bounded: a small model otherwise repeats a line to the cap
+        return {"type": "array", "items": {"type": "string", "minLength": 8, "maxLength": 300},
+                "minItems": 1, "maxItems": most}
+
+    check = {"type": "object", "additionalProperties": False, "required": ["name", "causes", "fixes"],
+             "properties": {"name": {"type": "string", **({"enum": names} if names else {})},
+                            "causes": strings(3), "fixes": strings(3)}}
+    props = {"summary": {"type": "string", "minLength": 20, "maxLength": 800}, "priorities": strings(5),
+             "checks": {"type": "array", "items": check, **({"maxItems": len(names)} if names else {})}}
+    schema = {"type": "object", "additionalProperties": False, "required": list(keys),
+              "properties": {k: props[k] for k in keys}}
+    return {"type": "json_schema", "json_schema": {"name": "report_prose", "strict": True, "schema": schema}}
+
+
+# ---- unwrapping what small models wrap their answer in
+
+_THINK = re.compile(r"<think>.*?(</think>|\Z)", re.S | re.I)
+_WHOLE_FENCE = re.compile(r"^\s*(`{3,}|~{3,})[ \t]*[\w-]*[ \t]*\n(.*?)\n[ \t]*\1[ \t]*$", re.S)
+_OPEN_FENCE = re.compile(r"^\s*(`{3,}|~{3,})[ \t]*[\w-]*[ \t]*\n(.*)$", re.S)
+_ECHOED_TAG = re.compile(r"^\s*<(report|answer|json)>\s*\n?(.*?)(?:\n?\s*</\1>\s*)?$", re.S | re.I)
+
+
+def unwrap(text: str) -> str:
+    """The answer without reasoning blocks, an echoed ``<report>`` tag or a code fence around all of it
+    (returned unchanged when it has none of them)."""
+    out = _THINK.sub("", text or "")
+    changed = out != (text or "")
+    for pattern in (_ECHOED_TAG, _WHOLE_FENCE, _OPEN_FENCE, _ECHOED_TAG):
+        m = pattern.match(out)
+        if m:
+            out, changed = m.group(2), True
+    return out.strip() + "\n" if changed else (text or "")
+
+
+def parse_prose(text: str) -> tuple[Prose | None, str | None]:
+    """The model's JSON answer, or None and what is wrong with it."""
+    body = unwrap(text)
+    start, end = body.find("{"), body.rfind("}")
+    if start < 0:
+        return None, "The answer is not the JSON object asked for (no {...} in it)."
+    if end <= start:
+        return None, "The JSON answer is incomplete: it ends before the object closes."
+    try:
+        data = json.loads(body[start:end + 1])
+    except json.JSONDecodeError as exc:
+        return None, f"The answer is not valid JSON ({exc.msg} at character {exc.pos})."
+    try:
+        return Prose.model_validate(data), None
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first.get("loc", ()))
+        return None, f"The JSON does not have the asked shape: {where}: {first.get('msg')}."
+
+
+def merge_prose(old: Prose, new: Prose, parts: list[str]) -> Prose:
+    """``old`` with the flagged ``parts`` (summary, priorities, checks.<name>) taken from ``new``."""
+    merged = old.model_copy(deep=True)
+    if "summary" in parts and new.summary.strip():
+        merged.summary = new.summary
+    if "priorities" in parts and new.priorities:
+        merged.priorities = new.priorities
+    fresh = new.by_name()
+    checks = merged.by_name()
+    for part in parts:
+        name = part.removeprefix("checks.")
+        if part.startswith("checks.") and name in fresh:
+            checks[name] = fresh[name]
+    merged.checks = list(checks.values())
+    return merged
+
+
+def prose_parts(prose: Prose, parts: list[str]) -> Prose:
+    """Only the flagged parts of ``prose`` (what a fix round sends)."""
+    names = {p.removeprefix("checks.") for p in parts if p.startswith("checks.")}
+    return Prose(summary=prose.summary if "summary" in parts else "",
+                 priorities=prose.priorities if "priorities" in parts else [],
+                 checks=[c for c in prose.checks if c.name.strip("` ") in names])
+
+
+_WORD = re.compile(r"[a-z0-9']+")
+
+
+def _shingles(text: str, n: int = 5) -> set[tuple[str, ...]]:
+    words = _WORD.findall(text.lower())
+    return {tuple(words[i:i + n]) for i in range(len(words) - n + 1)}
+
+
+def echoes(text: str, instructions: str) -> bool:
+    """The text repeats five words in a row of what it was told (small models copy their instructions)."""
+    return bool(_shingles(text) & _shingles(instructions))
+
+
+def missing_prose(prose: Prose, names: list[str], instructions: str = "") -> list[tuple[str, str]]:
+    """(part, issue) for an empty or echoed summary, and every problem check without likely causes or suggested
+    fixes (lines that only repeat the instructions do not count)."""
+    def real(lines: list[str]) -> list[str]:
+        return [x for x in lines if x.strip() and not (instructions and echoes(x, instructions))]
+
+    out: list[tuple[str, str]] = []
+    if not real([prose.summary]):
+        out.append(("summary", "The summary is empty or repeats the instructions: write two or three sentences "
+                               "of your own on what matters most in these findings."))
+    have = prose.by_name()
+    for name in names:
+        entry = have.get(name)
+        if entry is None or not real(entry.causes):
+            out.append((f"checks.{name}", f"`{name}` has no likely causes: give two or three specific ones."))
+        if entry is None or not real(entry.fixes):
+            out.append((f"checks.{name}", f"`{name}` has no suggested fixes: give two or three concrete ones."))
+    return out
+
+
+def part_texts(prose: Prose) -> dict[str, str]:
+    """Each part's text, to find which part a wrong number came from."""
+    out = {"summary": prose.summary, "priorities": "\n".join(prose.priorities)}
+    for c in prose.checks:
+        out[f"checks.{c.name.strip('` ')}"] = "\n".join([*c.causes, *c.fixes])
+    return out
+
+
+def _bullets(items: list[str]) -> str:
+    return "\n".join(f"- {md_paragraph(i, 600)}" for i in items if i.strip())
+
+
+def assemble(doc: FindingsDoc, prose: Prose) -> str:
+    """The report: the program's header, table and per-check numbers, with the model's prose around them."""
+    base = render_markdown(doc)
+    lines = base.split("\n")
+    table_at = next((i for i, line in enumerate(lines) if line.startswith("| Check |")), len(lines))
+    intro = ["## Summary", "", md_paragraph(prose.summary, 2000), ""]
+    if prose.priorities:
+        intro += ["## Priorities", "", "\n".join(f"{n}. {md_paragraph(p, 600)}" for n, p in
+                                                 enumerate([p for p in prose.priorities if p.strip()], 1)), ""]
+    intro += ["## Findings", ""]
+    text = "\n".join([*lines[:table_at], *intro, *lines[table_at:]])
+    for name, entry in prose.by_name().items():
+        block = ""
+        if entry.causes:
+            block += "\n**Likely causes**\n\n" + _bullets(entry.causes) + "\n"
+        if entry.fixes:
+            block += "\n**Suggested fixes**\n\n" + _bullets(entry.fixes) + "\n"
+        if block:
+            text = _insert_in_section(text, name, block)
+    return text.rstrip() + "\n"
+
+
+def _insert_in_section(text: str, name: str, block: str) -> str:
+    heading = re.search(r"^### `" + re.escape(name) + r"` \([A-Z]+\)[ \t]*$", text, re.M)
+    if heading is None:
+        return text
+    nxt = re.compile(r"^#{1,3} ", re.M).search(text, heading.end())
+    at = nxt.start() if nxt else len(text)
+    return text[:at].rstrip("\n") + "\n" + block + "\n" + text[at:]
+
+
+# ---- Markdown drafts as heading sections (llm.table: model)
+
+_SECTION = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+\S.*$", re.M)
+
+
+def sections(draft: str) -> list[str]:
+    """The draft cut before every heading (the text before the first heading is its own section)."""
+    starts = [m.start() for m in _SECTION.finditer(draft)]
+    if not starts or starts[0] != 0:
+        starts = [0, *starts]
+    return [draft[a:b] for a, b in zip(starts, [*starts[1:], len(draft)], strict=True) if draft[a:b].strip()]
+
+
+def flagged_sections(parts: list[str], bad: list[dict[str, Any]]) -> list[int]:
+    """Indices of the sections a verification's bad items point at (by the text they quote, else their name)."""
+    hit: set[int] = set()
+    for item in bad:
+        says = str(item.get("says") or "").strip()
+        name = str(item.get("finding") or "")
+        found = [i for i, p in enumerate(parts) if says and says in p]
+        if not found and name:
+            found = [i for i, p in enumerate(parts) if name in p.split("\n", 1)[0]]
+        if not found:
+            return list(range(len(parts)))  # cannot place it: the whole draft
+        hit.update(found)
+    return sorted(hit)
+
+
+def _heading_key(section: str) -> str:
+    first = section.strip().split("\n", 1)[0]
+    return re.sub(r"[`*_\s#]+", " ", first).strip().lower()
+
+
+def splice(parts: list[str], flagged: list[int], answer: str) -> str:
+    """The draft with the flagged sections replaced by the answer's sections (matched by heading). An answer
+    that is a whole report (it opens with a level-1 heading) replaces everything."""
+    answer = unwrap(answer)
+    if re.match(r"^#\s", answer) and (0 in flagged or len(flagged) == len(parts)):
+        return answer
+    new = sections(answer)
+    by_key = {_heading_key(s): s for s in new}
+    out = list(parts)
+    if len(flagged) == 1 and len(new) == 1 and not _SECTION.match(answer.lstrip()):
+        heading = parts[flagged[0]].split("\n", 1)[0]
+        out[flagged[0]] = heading + "\n\n" + answer.strip() + _tail(parts[flagged[0]])
+        return "".join(out)
+    unmatched = [i for i in flagged if _heading_key(parts[i]) not in by_key]
+    spare = [x for x in new if _heading_key(x) not in {_heading_key(parts[i]) for i in flagged}]
+    for i in flagged:
+        replacement = by_key.get(_heading_key(parts[i]))
+        if replacement is None and len(unmatched) == len(spare):  # renamed headings: pair them in order
+            replacement = spare[unmatched.index(i)]
+            if re.match(r"^#\s", parts[i]) and not re.match(r"^#\s", replacement):  # keep the title
+                replacement = parts[i].split("\n", 1)[0] + "\n\n" + replacement
+        if replacement is not None:
+            out[i] = replacement.rstrip() + _tail(parts[i])
+    return "".join(out)
+
+
+def _tail(section: str) -> str:
+    """The blank lines a section ends with (kept when it is replaced)."""
+    return section[len(section.rstrip()):] or "\n"
