@@ -135,3 +135,18 @@ def test_the_next_run_retries_the_outbox_first(settings_for):
         second = execute_audit(settings, "shop")
         runs = [m["X-Watchdog-Run"] for m in sink.messages]
         assert runs.count(first.run_id) == 2 and runs.count(second.run_id) == 2
+
+
+def test_the_html_part_draws_each_problem_over_the_last_runs(settings_for, shop):
+    """A compact inline SVG per problem row: one point per recorded run of the audit, drawn from the history."""
+    with SmtpSink(users={"watchdog": SMTP_PASSWORD}) as sink:
+        settings = settings_for(sink.port, on="always")
+        for nulls in (3, 2, 1):  # more rows with a sku each run
+            with sqlite3.connect(shop / "shop.db") as conn:
+                conn.execute("UPDATE items SET sku = CASE WHEN id <= ? THEN NULL ELSE 'S' || id END", (nulls,))
+            execute_audit(settings, "shop")
+        last = [m for m in sink.messages if m["To"] == "dq@example.com"][-1]
+    html = next(p for p in last.walk() if p.get_content_type() == "text/html").get_content()
+    row = next(r for r in html.split("<tr>") if "items.sku.not_null" in r)
+    assert "Last runs" in html and row.count("<svg") == 1 and row.count('<circle class="point"') == 3
+    assert "<script" not in html

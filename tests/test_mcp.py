@@ -25,8 +25,8 @@ from mcp.client.stdio import StdioServerParameters  # noqa: E402
 
 ATTACKS = Path(__file__).parent / "attacks"
 PG_SECRET = "mcp-Pg-Secret-7731"
-TOOLS = {"list_databases", "list_tables", "describe_table", "query", "run_checks", "latest_findings", "history",
-         "verify_report"}
+TOOLS = {"list_databases", "list_tables", "describe_table", "profile_table", "query", "run_checks", "latest_findings",
+         "history", "verify_report"}
 
 
 @pytest.fixture
@@ -81,6 +81,7 @@ def test_stdio_lists_the_tools_with_schemas_and_answers_each_one(project):
             out["databases"] = await call(client, "list_databases")
             out["tables"] = await call(client, "list_tables", database="warehouse")
             out["describe"] = await call(client, "describe_table", database="shop", table="customers")
+            out["profile"] = await call(client, "profile_table", database="warehouse", table="public.customers")
             out["query"] = await call(client, "query", database="warehouse",
                                       sql="SELECT id, email FROM customers ORDER BY id")
             out["capped"] = await call(client, "query", database="shop", sql="SELECT id FROM t", max_rows=100)
@@ -108,6 +109,8 @@ def test_stdio_lists_the_tools_with_schemas_and_answers_each_one(project):
     assert "public.customers" in out["tables"].structured_content["tables"]
     described = out["describe"].structured_content
     assert described["row_count"] == 4 and [c["name"] for c in described["columns"]] == ["id", "email"]
+    profile = out["profile"].structured_content["profile"]
+    assert profile["rows"] == 4 and {c["name"]: c["nulls"] for c in profile["columns"]}["email"] == 2
     assert out["query"].structured_content["rows"] == [[1, "a@x.io"], [2, None], [3, "c@x.io"], [4, None]]
     capped = out["capped"].structured_content
     assert len(capped["rows"]) == 5 and capped["truncated"] is True  # mcp.max_rows caps what a client asks

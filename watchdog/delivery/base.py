@@ -49,6 +49,8 @@ class RunPackage:
     #: the findings JSON held in memory, when filing the run failed (then ``filing_error`` says why)
     findings_json: str | None = None
     filing_error: str | None = None
+    #: check name -> a small inline SVG of its figure over the audit's last runs (drawn from the history)
+    sparklines: dict[str, str] = field(default_factory=dict)
 
     @property
     def findings_path(self) -> Path:

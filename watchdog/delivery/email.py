@@ -19,6 +19,8 @@ from email.message import EmailMessage
 from email.utils import format_datetime
 from typing import Any
 
+from markupsafe import Markup
+
 from watchdog.delivery.base import DeliveryError, RunPackage, network_reason
 from watchdog.findings import FindingsDoc
 from watchdog.redact import MASK, redact, register_secret
@@ -52,7 +54,9 @@ def email_context(package: RunPackage, doc: FindingsDoc, *, attached: bool) -> d
             "status": package.status, "doc": doc, "s": doc.summary, "trends": trends, "rows": rows,
             "changes": changes, "resolved": resolved, "report_path": str(report_path),
             "findings_path": str(package.findings_path), "attached": attached,
-            "filing_error": package.filing_error}
+            "filing_error": package.filing_error,
+            # drawn by watchdog.report.charts (numbers formatted, labels escaped there): markup, not text
+            "sparklines": {name: Markup(svg) for name, svg in package.sparklines.items()}}
 
 
 class EmailSender:

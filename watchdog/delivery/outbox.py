@@ -110,6 +110,10 @@ def deliver_package(package: RunPackage, items: list[DeliveryChannel], settings:
                     store: HistoryStore) -> list[DeliveryRecord]:
     """DeliveryChannel a filed run through every configured channel (policy first)."""
     records = []
+    if any(item.kind == "email" for item in items) and not package.sparklines:
+        from watchdog.report.dashboard import sparklines
+
+        package.sparklines = sparklines(store, package.audit)
     for index, item in enumerate(items):
         channel = build_channel(item.kind, item.channel.model_dump(), settings)
         # the outbox keeps a reference to the configured channel, never its settings (URLs and headers

@@ -55,6 +55,10 @@ class Rows(BaseModel):
     truncated: bool
 
 
+class TableProfileOut(BaseModel):
+    profile: dict[str, Any]
+
+
 class Runs(BaseModel):
     runs: list[dict[str, Any]]
 
@@ -101,6 +105,12 @@ def build_server(settings: Settings) -> MCPServer:
     def describe_table(database: str, table: str) -> Annotated[CallToolResult, TableDescription]:
         return _answer("describe_table", {"database": database, "table": table},
                        lambda: box.describe_table(database, table), TableDescription)
+
+    @server.tool(description="Profile a table: rows; per column type, nulls, distinct, min/max, lengths, top "
+                             "values, shapes (email, URL, UUID, date...), freshness. Aggregates only.")
+    def profile_table(database: str, table: str) -> Annotated[CallToolResult, TableProfileOut]:
+        return _answer("profile_table", {"database": database, "table": table},
+                       lambda: {"profile": box.profile_table(database, table)}, TableProfileOut)
 
     @server.tool(description="Run ONE read-only SQL statement through the sandbox (anything else is refused). "
                              "Rows are capped (max_rows and the configured limit), and so is time.")

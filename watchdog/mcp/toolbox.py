@@ -75,6 +75,17 @@ class Toolbox:
         return {"table": table, "row_count": rows,
                 "columns": [{"name": str(c[0]), "type": str(c[1]), "nullable": _nullable(c[2])} for c in columns]}
 
+    def profile_table(self, database: str, table: str) -> dict[str, Any]:
+        """The profiler's figures for one table (aggregates only: no row leaves the database)."""
+        from watchdog.profile.suggest import profile_database
+
+        tables = self.list_tables(database)
+        if table not in tables:
+            raise ConfigError(f"no table {table!r} in {database} (tables: {', '.join(tables[:20])})")
+        with Sandbox.for_database(self.database(database)) as box:
+            [profile] = profile_database(box, [table.rpartition(".")[2] if box.dialect == "postgres" else table])
+        return profile.to_dict()
+
     def query(self, database: str, sql: str, max_rows: int | None = None) -> dict[str, Any]:
         with Sandbox.for_database(self.database(database)) as box:
             result = box.query(sql, max_rows=min(max_rows or box.max_rows, box.max_rows))

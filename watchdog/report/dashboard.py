@@ -68,6 +68,15 @@ def audit_series(runs: list[Any], findings_by_run: dict[str, list[dict[str, Any]
     return out
 
 
+def sparklines(store: Any, audit: str, runs: int = 10) -> dict[str, str]:
+    """Check name -> a compact inline SVG of its figure over the audit's last ``runs`` runs (for e-mails)."""
+    recent = store.list_runs(audit, limit=runs)
+    findings = {run.id: store.findings_of(run.id) for run in recent}
+    return {s.name: str(series_svg(s.points, threshold=s.threshold, width=110, height=22,
+                                   title=f"{s.name}: {s.measure} over the last {len(recent)} runs"))
+            for s in audit_series(recent, findings)}
+
+
 def _report_link(run: Any, out_dir: Path) -> str | None:
     if not run.out_dir:
         return None
