@@ -17,6 +17,7 @@ from watchdog.errors import Interrupted
 from watchdog.exit_codes import ExitCode
 from watchdog.findings import FindingsDoc
 from watchdog.run.filing import RunFolder
+from watchdog.run.safe_write import OutputError
 from watchdog.sandbox import Sandbox
 from watchdog.scan.scanner import Progress, scan
 from watchdog.scan.suites import load_suites
@@ -82,6 +83,9 @@ class Filing:
             return write(*args, **kwargs)
         except OSError as exc:
             self.error = f"cannot file the run into {self.folder.path}: {exc.strerror or exc}"
+            return None
+        except OutputError as exc:  # findings.json failed; RunFolder already left a rescue copy
+            self.error = f"cannot file the run into {self.folder.path}: {exc}"
             return None
 
 
