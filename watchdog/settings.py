@@ -50,6 +50,14 @@ class DatabaseConfig(_Strict):
     url: str = Field(min_length=1)
     timeout_s: float = Field(default=DEFAULT_TIMEOUT_S, gt=0)
     max_rows: int = Field(default=DEFAULT_MAX_ROWS, gt=0)
+    #: DuckDB only: tables read from CSV/Parquet/JSON files, {table: path or glob} (relative to the root)
+    files: dict[str, str] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _files(self) -> DatabaseConfig:  # names and file kinds (a ValueError says which and what is wrong)
+        from watchdog.sandbox.file_tables import check_files
+        check_files(self.url, self.files)
+        return self
 
     def with_limits(self, *, timeout_s: float | None = None, max_rows: int | None = None) -> DatabaseConfig:
         """The same database with limits given on the command line (None keeps the configured ones)."""
@@ -288,7 +296,8 @@ class Settings(_Strict):
             known = ", ".join(sorted(self.databases)) or "none"
             raise ConfigError(f"{self.source}: no database named {name!r} (configured: {known})")
         db = self.databases[name]
-        return db.model_copy(update={"url": resolve_url(db.url, self.root)})
+        files = {table: str(self.path(path)) for table, path in db.files.items()}
+        return db.model_copy(update={"url": resolve_url(db.url, self.root), "files": files})
 
     def audit(self, name: str) -> AuditConfig:
         if name not in self.audits:
@@ -298,14 +307,14 @@ class Settings(_Strict):
 
 
 def resolve_url(url: str, root: Path) -> str:
-    """A SQLite URL with a relative file path made absolute against ``root``; other URLs unchanged."""
+    """A SQLite or DuckDB URL with a relative file path made absolute against ``root``; other URLs unchanged."""
     from sqlalchemy.engine import make_url  # here, not at the top: SQLAlchemy is slow to import
 
     try:
         parsed = make_url(url)
     except Exception:
         return url
-    if parsed.get_backend_name() != "sqlite" or not parsed.database or parsed.database == ":memory:":
+    if parsed.get_backend_name() not in ("sqlite", "duckdb") or not parsed.database or parsed.database == ":memory:":
         return url
     if parsed.database.startswith("file:") or Path(parsed.database).is_absolute():
         return url

@@ -18,11 +18,15 @@ from watchdog.run.scan_run import (
     run_scan,
     timestamp_dir,
 )
-from watchdog.settings import DEFAULT_MAX_ROWS, DEFAULT_SAMPLE, DEFAULT_TIMEOUT_S
+from watchdog.settings import DEFAULT_MAX_ROWS, DEFAULT_SAMPLE, DEFAULT_TIMEOUT_S, DatabaseConfig
 
 
 @cli.command(context_settings=CONTEXT)
-@click.option("--db", required=True, help="Database URL (SQLAlchemy form), or a database name from the config.")
+@click.option("--db", default=None, help="Database URL (SQLAlchemy form), or a database name from the config "
+              "(with --file: default duckdb:///:memory:).")
+@click.option("--file", "files", multiple=True, metavar="[NAME=]PATH",
+              help="A CSV/Parquet/JSON file (or glob) to check as table NAME (default: the file's stem), "
+                   "read by DuckDB; repeatable.")
 @click.option("--checks", "checks", cls=GreedyOption, required=True, metavar="PATH [PATH...]",
               help="Check-suite YAML files (or folders of them).")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
@@ -35,8 +39,8 @@ from watchdog.settings import DEFAULT_MAX_ROWS, DEFAULT_SAMPLE, DEFAULT_TIMEOUT_
 @click.option("--llm", is_flag=True, help="Also have an LLM write the report; its numbers are verified "
               "(needs OPENAI_API_KEY and/or OPENAI_BASE_URL, or llm: in the config).")
 @config_option
-def scan(db: str, checks: tuple[str, ...], out_dir: Path | None, as_json: bool, sample: int,
-         timeout_s: float | None, llm: bool, config_path: Path | None) -> None:
+def scan(db: str | None, files: tuple[str, ...], checks: tuple[str, ...], out_dir: Path | None, as_json: bool,
+         sample: int, timeout_s: float | None, llm: bool, config_path: Path | None) -> None:
     """Run check suites against a database and write findings.json and report.md.
 
     Exit code: 0 all passed, 1 a check failed, 2 only warnings, 3 an error
@@ -46,11 +50,12 @@ def scan(db: str, checks: tuple[str, ...], out_dir: Path | None, as_json: bool, 
     Example:
         watchdog scan --db sqlite:///reports/demo/crm.db --checks checks/demo_crm.yaml
         watchdog scan --db postgresql://reader@db/shop --checks checks/ --out out/ --json
+        watchdog scan --file customers=data/customers.csv --file "data/orders/*.parquet" --checks lake.yaml
         OPENAI_API_KEY=... watchdog scan --db crm --checks checks/demo_crm.yaml --llm
     """
     from watchdog.settings import load_settings_or_default
 
-    database = resolve_db(db, config_path).with_limits(timeout_s=timeout_s)
+    database = _with_files(db, files, config_path).with_limits(timeout_s=timeout_s)
     settings = load_settings_or_default(config_path) if llm else None
     target = out_dir or timestamp_dir(Path("reports").resolve() / "adhoc")
     with console.scan_progress(enabled=True) as progress:
@@ -58,6 +63,32 @@ def scan(db: str, checks: tuple[str, ...], out_dir: Path | None, as_json: bool, 
                            settings=settings)
     _show_outcome(outcome, as_json)
     sys.exit(int(outcome.exit_code))
+
+
+def _with_files(db: str | None, files: tuple[str, ...], config_path: Path | None) -> DatabaseConfig:
+    """``--db`` (default: DuckDB in memory when files are given) with the ``--file`` tables added."""
+    from watchdog.sandbox.file_tables import IN_MEMORY, FileTableError, is_duckdb_url, parse_spec
+
+    if db is None and not files:
+        raise click.UsageError("give --db URL|NAME, or --file [NAME=]PATH to check files")
+    database = resolve_db(db or IN_MEMORY, config_path)
+    if not files:
+        return database
+    if not is_duckdb_url(database.url):
+        raise ConfigError(f"--file needs a DuckDB database (--db {IN_MEMORY} or duckdb:///path.duckdb), "
+                          f"not {database.url.split(':', 1)[0]}")
+    tables = dict(database.files)
+    given: set[str] = set()
+    for spec in files:
+        try:
+            name, path = parse_spec(spec)
+        except FileTableError as exc:
+            raise ConfigError(str(exc)) from None
+        if name in given:
+            raise ConfigError(f"--file {spec!r}: two files are named {name!r}; write --file OTHER_NAME=PATH")
+        given.add(name)
+        tables[name] = str(Path(path).expanduser().absolute())
+    return database.model_copy(update={"files": tables})
 
 
 def _show_outcome(outcome: ScanOutcome, as_json: bool) -> None:

@@ -71,6 +71,11 @@ def _sqlalchemy_engine(session: Any) -> tuple[sa.Engine | None, bool]:
 def describe(session: Any, table: str) -> list[dict[str, str]]:
     """``[{"name", "type", "generic"}]`` for ``table`` (``schema.table`` allowed), in table order."""
     schema, _, name = table.rpartition(".")
+    if hasattr(session, "catalog_columns"):  # DuckDB: its own connection holds the file tables' views
+        found = session.catalog_columns(table.split("."))
+        if not found:
+            raise QueryError(f"no such table: {table}")
+        return [{"name": c, "type": t, "generic": generic_type(duckdb_type(t))} for c, t in found]
     engine, own = _sqlalchemy_engine(session)
     if engine is None:
         raise DatabaseUnavailable(f"cannot read the catalog for {table}: the database file is not there")
@@ -115,6 +120,11 @@ def column_types(session: Any, table: list[str]) -> dict[str, tuple[str, str]]:
     (no such table, a session without an engine): the check's own query then says what is wrong."""
     *schema_parts, name = table
     schema = schema_parts[-1] if schema_parts else None
+    if hasattr(session, "catalog_columns"):
+        try:
+            return {c: (kind_of(duckdb_type(t)), t) for c, t in session.catalog_columns(list(table))}
+        except Exception:  # noqa: BLE001 - as below: the scan's query reports what is wrong
+            return {}
     engine, own = _sqlalchemy_engine(session)
     if engine is None:
         return {}
@@ -134,3 +144,30 @@ def column_types(session: Any, table: list[str]) -> dict[str, tuple[str, str]]:
             text = type(declared).__name__
         out[str(column["name"])] = (kind_of(declared), text)
     return out
+
+
+_DUCKDB_TYPES: tuple[tuple[str, Any], ...] = (
+    ("BOOLEAN", sa.Boolean), ("DECIMAL", sa.Numeric), ("NUMERIC", sa.Numeric), ("DOUBLE", sa.Float),
+    ("FLOAT", sa.Float), ("REAL", sa.Float), ("TIMESTAMP", sa.DateTime), ("DATE", sa.Date), ("TIME", sa.Time),
+    ("INTERVAL", sa.Interval), ("UUID", sa.Uuid), ("JSON", sa.JSON), ("VARCHAR", sa.String), ("BLOB", sa.LargeBinary),
+)
+
+
+def duckdb_type(declared: str) -> TypeEngine:
+    """The SQLAlchemy type family of a DuckDB type name (``BIGINT``, ``DECIMAL(18,3)``, ``TIMESTAMPTZ``...)."""
+    text = declared.upper()
+    if text.endswith(("INT", "INTEGER")):  # TINYINT ... UHUGEINT
+        return sa.Integer()
+    for prefix, family in _DUCKDB_TYPES:
+        if text.startswith(prefix):
+            return family()
+    return NullType() if text in ("", "NULL") else _Other()
+
+
+class _Other(sa.types.UserDefinedType[Any]):
+    """A DuckDB type no check reasons about (LIST, STRUCT, MAP, UNION, ENUM...)."""
+
+    cache_ok = True
+
+    def get_col_spec(self, **kw: Any) -> str:
+        return "OTHER"

@@ -77,6 +77,8 @@ _EXECUTABLE_COMMENT = re.compile(r"/\*[!M]")
 #: a PostgreSQL unicode-escaped identifier, U&"...": the server decodes it, the parser does not
 _UNICODE_IDENTIFIER = re.compile(r'[uU]&"')
 
+#: a DuckDB table name that DuckDB would read as a file path, glob or URL
+_FILE_LIKE = re.compile(r"[./\\:~*?]")
 #: a called name as it may stand in the text
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*")
 #: tokens that are values, never a called name
@@ -147,6 +149,9 @@ class ReadOnlyPolicy:
             raise QueryRefused("@@global variables are not allowed")
         if isinstance(node, exp.Table) and node.name.lower() in DENIED_RELATIONS.get(self.dialect, ()):
             raise QueryRefused(f"reading '{node.name}' is not allowed")
+        if isinstance(node, exp.Table) and self.dialect == "duckdb" and _FILE_LIKE.search(node.name):
+            # DuckDB reads FROM 'x.csv' / "x.parquet" as the file itself (a replacement scan)
+            raise QueryRefused(f"reading a file by its name ({node.name!r}) is not allowed; name it under files:")
         if isinstance(node, exp.Func):
             name = _called_name(node, sql)
             if name is not None and name not in allowed:

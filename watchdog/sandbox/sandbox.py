@@ -31,8 +31,9 @@ def unknown_dialect(drivername: str) -> str:
     if driver and backend in ("sqlite", "postgresql", "mysql", "mariadb"):
         return (f"the driver {driver!r} for {backend} is not installed or not known; "
                 f"use e.g. {_EXAMPLES[backend]}")
-    return (f"unknown database kind {drivername!r} in the URL; watchdog reads SQLite, PostgreSQL and "
-            f"MySQL/MariaDB, e.g. {_EXAMPLES['sqlite']}, {_EXAMPLES['postgresql']} or {_EXAMPLES['mysql']}")
+    return (f"unknown database kind {drivername!r} in the URL; watchdog reads SQLite, PostgreSQL, "
+            f"MySQL/MariaDB and DuckDB, e.g. {_EXAMPLES['sqlite']}, {_EXAMPLES['postgresql']}, "
+            f"{_EXAMPLES['mysql']} or duckdb:///path/to/file.duckdb")
 
 
 _EXAMPLES = {"sqlite": "sqlite:///path/to/file.db", "postgresql": "postgresql+psycopg://user@host/db",
@@ -49,7 +50,7 @@ class Sandbox:
     @classmethod
     def for_database(cls, db: DatabaseConfig, **options: Any) -> Sandbox:
         """A sandbox on a configured database, with its limits."""
-        return cls(db.url, timeout_s=db.timeout_s, max_rows=db.max_rows, **options)
+        return cls(db.url, timeout_s=db.timeout_s, max_rows=db.max_rows, files=db.files or None, **options)
 
     def __init__(
         self,
@@ -60,7 +61,9 @@ class Sandbox:
         max_bytes: int = DEFAULT_MAX_BYTES,
         policy: ReadOnlyPolicy | None = None,
         session: Session | None = None,
+        files: dict[str, str] | None = None,
     ):
+        """``files``: DuckDB only, tables read from files ``{name: path or glob}`` (see duckdb_session.py)."""
         sqlite_file = _plain_sqlite_file(url)
         if sqlite_file is not None:  # the common cases read without importing SQLAlchemy
             backend = "sqlite"
@@ -83,6 +86,12 @@ class Sandbox:
             from watchdog.sandbox.sqlite_session import SQLiteSession
 
             session = SQLiteSession(sqlite_file)
+        if session is None and backend == "duckdb":
+            from watchdog.sandbox.duckdb_session import DuckDBSession
+
+            session = DuckDBSession(url, files)
+        elif files:
+            raise DatabaseUnavailable("files: needs a DuckDB database (duckdb:///:memory: or duckdb:///path.duckdb)")
         if session is None:
             from sqlalchemy.engine import make_url
             from sqlalchemy.exc import NoSuchModuleError

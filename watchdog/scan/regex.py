@@ -36,7 +36,7 @@ _R = {
 }
 SHORTHAND = {"d": _R["digit"], "w": WORD, "s": _R["space"]}
 CHARS = {"t": "\t", "n": "\n", "r": "\r", "f": "\f", "v": "\v"}
-ENGINES = ("postgres", "pcre", "python")
+ENGINES = ("postgres", "pcre", "python", "re2")
 _META = set("\\^$.|?*+()[]{}-/")
 
 
@@ -69,7 +69,10 @@ def translate(pattern: str, engine: str) -> str:
     """``pattern`` written for ``engine`` (postgres, pcre or python) with the meaning described above."""
     if engine not in ENGINES:
         raise RegexError(f"no regex engine {engine!r}")
-    body = _emit(parse(pattern), engine)
+    tree = parse(pattern)
+    if engine == "re2":  # DuckDB: RE2 has no lookaround, so neither lookahead nor the spelled-out word boundaries
+        _refuse_lookaround(tree, pattern)
+    body = _emit(tree, engine)
     return body if engine == "postgres" else "(?s)" + body
 
 
@@ -296,7 +299,16 @@ def _other_case(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
 
 
 _FIXED = {"any": ".", "start": "^"}
-_END = {"postgres": "$", "pcre": "\\z", "python": "\\Z"}
+_END = {"postgres": "$", "pcre": "\\z", "python": "\\Z", "re2": "\\z"}
+
+
+def _refuse_lookaround(node: Node, pattern: str) -> None:
+    if node.kind in ("look", "boundary"):
+        what = "lookahead" if node.kind == "look" else f"the word boundary \\{node.value}"
+        raise RegexError(f"pattern {pattern!r}: {what} cannot be written for DuckDB's regex engine (RE2, "
+                         "no lookaround); on DuckDB spell it without, e.g. with explicit character classes")
+    for child in node.children:
+        _refuse_lookaround(child, pattern)
 
 
 def _emit(node: Node, engine: str) -> str:

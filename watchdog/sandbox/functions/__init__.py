@@ -2,12 +2,13 @@
 
 Pure data, no sqlglot import (the SQLite worker process reads :data:`SQLITE_ALLOWED` for its
 authorizer). :func:`allowed_functions` takes a sqlglot dialect name (``postgres``, ``mysql``,
-``strictsqlite``/``sqlite``); other dialects get the functions common to all three.
+``strictsqlite``/``sqlite``, ``duckdb``); other dialects get the functions common to all three.
 """
 
 from __future__ import annotations
 
 from watchdog.sandbox.functions.common import COMMON, SYNTAX_WORDS
+from watchdog.sandbox.functions.duckdb import DUCKDB_FUNCTIONS, DUCKDB_VOLATILE_ALLOWED
 from watchdog.sandbox.functions.mysql import MYSQL_FUNCTIONS, MYSQL_VOLATILE_ALLOWED
 from watchdog.sandbox.functions.postgres import (
     POSTGRES_DENIED_RELATIONS,
@@ -19,12 +20,15 @@ from watchdog.sandbox.functions.sqlite import SQLITE_FUNCTIONS, SQLITE_PRAGMA_FU
 SQLITE_ALLOWED = COMMON | SQLITE_FUNCTIONS | SQLITE_PRAGMA_FUNCTIONS
 POSTGRES_ALLOWED = COMMON | POSTGRES_FUNCTIONS | POSTGRES_VOLATILE_ALLOWED
 MYSQL_ALLOWED = COMMON | MYSQL_FUNCTIONS
+#: DuckDB: its own reviewed list only (COMMON's names are all on it, or DuckDB has no such function)
+DUCKDB_ALLOWED = DUCKDB_FUNCTIONS
 
 _BY_DIALECT = {
     "sqlite": SQLITE_ALLOWED,
     "strictsqlite": SQLITE_ALLOWED,
     "postgres": POSTGRES_ALLOWED,
     "mysql": MYSQL_ALLOWED,
+    "duckdb": DUCKDB_ALLOWED,
 }
 
 #: volatile (non-deterministic) functions each database may still call, reviewed one by one
@@ -32,6 +36,7 @@ VOLATILE_ALLOWED = {
     "strictsqlite": SQLITE_VOLATILE_ALLOWED,
     "postgres": POSTGRES_VOLATILE_ALLOWED,
     "mysql": MYSQL_VOLATILE_ALLOWED,
+    "duckdb": DUCKDB_VOLATILE_ALLOWED,
 }
 
 #: relations (tables/views) no statement may read, per dialect

@@ -1,0 +1,88 @@
+"""Tables read from files (CSV, Parquet, JSON) through DuckDB: names, formats and the reader for each.
+
+Pure functions and no heavy imports: the settings model validates a database's ``files:`` with them,
+the CLI parses ``--file [name=]path`` with them, and :mod:`watchdog.sandbox.duckdb_session` builds
+one view per table with them.
+"""
+
+from __future__ import annotations
+
+import glob
+import re
+from pathlib import Path
+
+#: a table name: a plain identifier, the same on every database
+TABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+#: DuckDB's reader for each file kind (a trailing compression suffix is skipped)
+READERS = {".csv": "read_csv", ".tsv": "read_csv", ".parquet": "read_parquet", ".json": "read_json",
+           ".jsonl": "read_json", ".ndjson": "read_json"}
+COMPRESSIONS = (".gz", ".zst")
+IN_MEMORY = "duckdb:///:memory:"
+
+
+class FileTableError(ValueError):
+    """A ``files:`` entry or ``--file`` value that cannot be a table (the message says why)."""
+
+
+def is_duckdb_url(url: str) -> bool:
+    return url.split(":", 1)[0].split("+", 1)[0].lower() == "duckdb"
+
+
+def reader_for(path: str) -> str:
+    """The DuckDB table function that reads ``path`` (by its suffix), or FileTableError."""
+    name = Path(path).name.lower()
+    for compression in COMPRESSIONS:
+        name = name.removesuffix(compression)
+    suffix = Path(name).suffix
+    if suffix not in READERS:
+        kinds = ", ".join(sorted(READERS))
+        raise FileTableError(f"{path!r}: unknown file kind {suffix or '(no suffix)'!r} (known: {kinds}, "
+                             f"optionally {' or '.join(COMPRESSIONS)})")
+    return READERS[suffix]
+
+
+def check_files(url: str, files: dict[str, str]) -> None:
+    """Validate a ``files:`` mapping (names and kinds; whether the files exist is checked on connecting)."""
+    if not files:
+        return
+    if not is_duckdb_url(url):
+        raise FileTableError(f"files: needs a DuckDB database (url: {IN_MEMORY} or duckdb:///path.duckdb)")
+    for name, path in files.items():
+        if not TABLE_NAME.fullmatch(name):
+            raise FileTableError(f"files.{name}: a table name is letters, digits and _ (not starting with a digit)")
+        if not str(path).strip():
+            raise FileTableError(f"files.{name}: the path is empty")
+        try:
+            reader_for(path)
+        except FileTableError as exc:
+            raise FileTableError(f"files.{name}: {exc}") from None
+
+
+def parse_spec(spec: str) -> tuple[str, str]:
+    """``name=path`` or ``path`` (the name is then the file's stem) -> (name, path)."""
+    name, sep, path = spec.partition("=")
+    if not sep or not TABLE_NAME.fullmatch(name):
+        name, path = _stem(spec), spec
+        if not TABLE_NAME.fullmatch(name):
+            raise FileTableError(f"--file {spec!r}: cannot make a table name from the file name; "
+                                 f"write --file NAME={spec}")
+    reader_for(path)
+    return name, path
+
+
+def _stem(path: str) -> str:
+    name = Path(path).name
+    for compression in COMPRESSIONS:
+        name = name.removesuffix(compression)
+    return Path(name).stem
+
+
+def expand(pattern: str) -> list[str]:
+    """The files ``pattern`` names (a glob is expanded, sorted); FileTableError when there is none."""
+    if glob.has_magic(pattern):
+        found = sorted(p for p in glob.glob(pattern, recursive=True) if Path(p).is_file())
+    else:
+        found = [pattern] if Path(pattern).is_file() else []
+    if not found:
+        raise FileTableError(f"no file matches {pattern!r}")
+    return [str(Path(p).resolve()) for p in found]
