@@ -16,6 +16,7 @@ from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import make_url
+from sqlalchemy.pool import NullPool
 
 KINDS = ("sqlite", "postgresql", "mariadb")
 POSTGRES_ADMIN = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
@@ -23,12 +24,12 @@ MARIADB_ADMIN = "mysql+pymysql://root@127.0.0.1:3306/"
 
 #: portable column types -> per-database DDL type
 TYPES = {
-    "int": {"sqlite": "INTEGER", "postgresql": "INTEGER", "mariadb": "INT"},
-    "bigint": {"sqlite": "INTEGER", "postgresql": "BIGINT", "mariadb": "BIGINT"},
-    "text": {"sqlite": "TEXT", "postgresql": "TEXT", "mariadb": "VARCHAR(255)"},
-    "real": {"sqlite": "REAL", "postgresql": "DOUBLE PRECISION", "mariadb": "DOUBLE"},
-    "timestamp": {"sqlite": "TEXT", "postgresql": "TIMESTAMP", "mariadb": "DATETIME"},
-    "date": {"sqlite": "TEXT", "postgresql": "DATE", "mariadb": "DATE"},
+    "int": {"sqlite": "INTEGER", "postgresql": "INTEGER", "mariadb": "INT", "duckdb": "INTEGER"},
+    "bigint": {"sqlite": "INTEGER", "postgresql": "BIGINT", "mariadb": "BIGINT", "duckdb": "BIGINT"},
+    "text": {"sqlite": "TEXT", "postgresql": "TEXT", "mariadb": "VARCHAR(255)", "duckdb": "VARCHAR"},
+    "real": {"sqlite": "REAL", "postgresql": "DOUBLE PRECISION", "mariadb": "DOUBLE", "duckdb": "DOUBLE"},
+    "timestamp": {"sqlite": "TEXT", "postgresql": "TIMESTAMP", "mariadb": "DATETIME", "duckdb": "TIMESTAMP"},
+    "date": {"sqlite": "TEXT", "postgresql": "DATE", "mariadb": "DATE", "duckdb": "DATE"},
 }
 
 
@@ -76,7 +77,11 @@ class TestDatabase:
 
 
 def create_database(kind: str, tmp_path: Path) -> TestDatabase:
+    """A fresh database of ``kind``: one of KINDS, or ``duckdb`` (a file; not in KINDS, its tests ask for it)."""
     name = f"wd_test_{uuid.uuid4().hex[:10]}"
+    if kind == "duckdb":  # no pooled connection stays open: the sandbox opens the file read-only in this process
+        url = f"duckdb:///{tmp_path / f'{name}.duckdb'}"
+        return TestDatabase(kind, url, sa.create_engine(url, poolclass=NullPool), lambda: None)
     if kind == "sqlite":
         path = tmp_path / f"{name}.db"
         url = f"sqlite:///{path}"

@@ -130,6 +130,7 @@ def regex_search(value: exp.Expr, pattern: str, dialect: str) -> exp.Expr:
         return exp.RegexpLike(this=value, expression=exp.Literal.string(regex.translate(pattern, "postgres")))
     if dialect == "duckdb":  # RE2, searched like ~ (regexp_matches is a partial match); no lookaround
         text = regex.translate(pattern, "re2")
+        value = exp.Cast(this=value, to=exp.DataType.build("text"))
         return exp.Anonymous(this="REGEXP_MATCHES", expressions=[value, exp.Literal.string(text)])
     if dialect in ("sqlite", "strictsqlite"):  # the sandbox's REGEXP function is Python's re
         return exp.RegexpLike(this=value, expression=exp.Literal.string(regex.translate(pattern, "python")))
