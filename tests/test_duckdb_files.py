@@ -42,8 +42,8 @@ tables:
     - pattern: {column: state, regex: '^[a-z]{2}$'}
     - pattern: {column: measure_code, regex: '(?i)^[a-z]+(-[a-z]+)?-[0-9]+[a-z]?$'}
     - accepted_values: {column: state, values: [al, ak]}
-    - accepted_values: {column: condition, values: [heart attack, heart failure, pneumonia, surgical infection prevention,
-                                                    children's asthma care]}
+    - accepted_values: {column: condition, values: [heart attack, heart failure, pneumonia,
+                                                    surgical infection prevention, children's asthma care]}
     - unique: [zip, city]
 custom_sql:
   - name: names_with_x

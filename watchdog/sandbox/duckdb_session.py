@@ -1,39 +1,33 @@
-"""The DuckDB half of the sandbox: a locked-down in-process connection, for ``.duckdb`` files and CSV/Parquet files.
+"""The DuckDB session: a ``.duckdb`` file or CSV/Parquet/JSON files, read in a worker process killed when late.
 
-What the engine itself enforces, whatever the parser lets through:
-
-* a database file is opened ``read_only``; ``:memory:`` holds only the views over the configured files;
-* one TEMP view per configured file table (``read_csv`` / ``read_parquet`` / ``read_json`` over the files
-  its path or glob matched when the session opened), made *before* the lock-down;
-* then ``allowed_paths`` = exactly those files, ``enable_external_access = false`` (no other file, no
-  network, no ATTACH/COPY/INSTALL/LOAD), extensions neither installed nor loaded automatically, a memory
-  limit, and ``lock_configuration = true``: no statement can change a setting afterwards;
-* every statement runs in a transaction that is always rolled back;
-* the deadline interrupts the statement (``connection.interrupt()`` from a timer thread), and the
-  row and byte caps cut what is fetched.
-
-One connection per session (TEMP views belong to it), used by one statement at a time.
+What runs inside the worker (the read-only, locked-down connection and its views over the files) is in
+:mod:`watchdog.sandbox.duckdb_worker`. Why a process: DuckDB runs inside the calling process, and
+``connection.interrupt()`` stops a statement only between two steps; one function call such as
+``repeat('x', 1000000000)`` runs on for seconds. A worker that has not answered ``DEADLINE_GRACE_S``
+after the deadline is killed (its memory with it), the statement fails with QueryTimeout, and the
+next statement starts a new worker.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
+import queue
+import subprocess
+import sys
 import threading
 import time
-from pathlib import Path
-from typing import Any
+import weakref
+from typing import IO, Any
 
 from watchdog.errors import DatabaseUnavailable, QueryError, QueryRefused, QueryTimeout
-from watchdog.redact import redact
 from watchdog.sandbox import cancel as cancelling
-from watchdog.sandbox.fetching import fetch_capped
-from watchdog.sandbox.file_tables import FileTableError, expand, reader_for
-from watchdog.sandbox.limits import DUCKDB_MEMORY_LIMIT
+from watchdog.sandbox import duckdb_worker
+from watchdog.sandbox.limits import CONNECT_TIMEOUT_S, DEADLINE_GRACE_S
 from watchdog.sandbox.result import QueryResult
 
-#: settings given when the connection opens: nothing is fetched or loaded from outside
-_CONNECT_CONFIG: dict[str, Any] = {"autoinstall_known_extensions": False, "autoload_known_extensions": False,
-                   "memory_limit": DUCKDB_MEMORY_LIMIT}
+_ERRORS = {"timeout": QueryTimeout, "refused": QueryRefused, "unavailable": DatabaseUnavailable}
+_LATE = object()  # the worker did not answer in time
 
 
 def database_path(url: str) -> str:
@@ -47,132 +41,147 @@ def database_path(url: str) -> str:
 
 
 class DuckDBSession:
+    """DuckDB, read-only and locked down, in a worker process started on the first statement."""
+
     dialect_name = "duckdb"
-    max_batch = 500
 
     def __init__(self, url: str, files: dict[str, str] | None = None):
-        self.path = database_path(url)
-        self.files = dict(files or {})
-        self._con: Any = None
+        path = database_path(url)
+        # absolute here: the worker may not share this process's working directory
+        self.path = path if path == ":memory:" else os.path.abspath(os.path.expanduser(path))
+        self.files = {name: os.path.abspath(os.path.expanduser(p)) for name, p in (files or {}).items()}
         self._lock = threading.Lock()
+        self._worker: _Worker | None = None
 
-    # ------------------------------------------------------------------ opening and locking down
-
-    def _connection(self) -> Any:
-        if self._con is None:
-            self._con = self._open()
-        return self._con
-
-    def _open(self) -> Any:
+    def _call(self, request: tuple, wait_s: float) -> Any:
+        if self._worker is None or not self._worker.alive():
+            self._stop_worker()
+            self._worker = _Worker(self.path, self.files)
+        worker = self._worker
+        registered = cancelling.register(worker.kill)  # a daemon stopping: the statement ends with the worker
         try:
-            import duckdb
-        except ImportError:
-            raise DatabaseUnavailable("DuckDB is not installed: pip install 'watchdog-dq[duckdb]'") from None
-        memory = self.path == ":memory:"
-        if not memory and not Path(self.path).is_file():
-            raise DatabaseUnavailable(f"cannot connect: no DuckDB database file {self.path}")
-        try:
-            con = duckdb.connect(self.path, read_only=not memory, config=dict(_CONNECT_CONFIG))
-        except duckdb.Error as exc:
-            raise DatabaseUnavailable(f"cannot connect: {_message(exc)}") from None
-        try:
-            allowed = self._make_views(con)
-            con.execute("SET allowed_paths = $1", [allowed])
-            con.execute("SET enable_external_access = false")
-            con.execute("SET lock_configuration = true")
-        except BaseException:
-            con.close()
-            raise
-        return con
-
-    def _make_views(self, con: Any) -> list[str]:
-        import duckdb
-
-        allowed: list[str] = []
-        for name, pattern in self.files.items():
-            try:
-                paths = expand(pattern)
-                reader = reader_for(pattern)
-            except FileTableError as exc:
-                raise DatabaseUnavailable(f"files.{name}: {exc}") from None
-            allowed += paths
-            listed = ", ".join("'" + p.replace("'", "''") + "'" for p in paths)
-            try:  # the name is an identifier (checked), the paths are quoted literals: no user SQL here
-                con.execute(f'CREATE TEMP VIEW "{name}" AS SELECT * FROM {reader}([{listed}])')
-            except duckdb.Error as exc:
-                raise DatabaseUnavailable(f"files.{name}: cannot read {pattern}: {_message(exc)}") from None
-        return allowed
-
-    # ------------------------------------------------------------------ running a statement
+            reply = worker.call(request, wait_s=wait_s)
+        finally:
+            cancelling.unregister(registered)
+        if reply is None or reply is _LATE:
+            self._stop_worker()
+        return reply
 
     def run(self, sql: str, *, max_rows: int, max_bytes: int, timeout_s: float,
             parallel: bool = False) -> QueryResult:
-        import duckdb
-
         with self._lock:
-            con = self._connection()
             start = time.monotonic()
-            fired = threading.Event()
-
-            def interrupt() -> None:
-                fired.set()
-                con.interrupt()
-
-            timer = threading.Timer(timeout_s, interrupt)
-            timer.daemon = True
-            registered = cancelling.register(con.interrupt)
-            failure: Exception | None = None
-            columns: list[str] = []
-            rows: list[tuple[Any, ...]] = []
-            truncated = False
-            try:
-                con.execute("BEGIN TRANSACTION")
-                timer.start()
-                con.execute(sql)
-                if con.description:
-                    columns = [d[0] for d in con.description]
-                    rows, truncated = fetch_capped(con, max_rows, max_bytes, max_batch=self.max_batch)
-            except duckdb.Error as exc:
-                failure = _translate(exc, timeout_s, fired.is_set())
-            finally:
-                timer.cancel()
-                cancelling.unregister(registered)
-                with contextlib.suppress(duckdb.Error):  # nothing was begun, or the failed statement ended it
-                    con.execute("ROLLBACK")
-            if failure is not None:
-                raise failure
-            return QueryResult(columns, rows, truncated, time.monotonic() - start, sql)
+            reply = self._call(("run", sql, int(max_rows), int(max_bytes), float(timeout_s)),
+                               timeout_s + DEADLINE_GRACE_S)
+            if reply is _LATE:
+                raise QueryTimeout(f"query cancelled after {timeout_s:g}s (timeout)")
+            _raise_error(reply, timeout_s)
+            _, columns, rows, truncated = reply
+            return QueryResult(list(columns), [tuple(r) for r in rows], bool(truncated), time.monotonic() - start, sql)
 
     def catalog_columns(self, table: list[str]) -> list[tuple[str, str]]:
         """``[(column, DuckDB type)]`` of ``table`` (its dotted parts), in table order; [] when there is none."""
-        *schema, name = table
-        query = ("SELECT table_catalog, table_schema, column_name, data_type FROM information_schema.columns "
-                 "WHERE table_name = $1 AND ($2::VARCHAR IS NULL OR table_schema = $2) "
-                 "ORDER BY table_catalog = 'temp' DESC, table_catalog, table_schema, ordinal_position")
         with self._lock:
-            rows = self._connection().execute(query, [name, schema[-1] if schema else None]).fetchall()
-        first = rows[0][:2] if rows else None  # the relation the name reads (a file's TEMP view first)
-        return [(str(r[2]), str(r[3])) for r in rows if r[:2] == first]
+            reply = self._call(("columns", list(table)), CONNECT_TIMEOUT_S)
+            if reply is _LATE:
+                raise QueryTimeout("reading the catalogue took too long")
+            _raise_error(reply, CONNECT_TIMEOUT_S)
+            return [(str(name), str(kind)) for name, kind in reply[1]]
+
+    def _stop_worker(self) -> None:
+        if self._worker is not None:
+            self._worker.kill()
+            self._worker = None
 
     def close(self) -> None:
         with self._lock:
-            if self._con is not None:
-                self._con.close()
-                self._con = None
+            self._stop_worker()
 
 
-def _translate(exc: Exception, timeout_s: float, fired: bool) -> Exception:
-    import duckdb
-
-    if isinstance(exc, duckdb.InterruptException):
-        if fired:
-            return QueryTimeout(f"query cancelled after {timeout_s:g}s (timeout)")
-        return DatabaseUnavailable("not finished: watchdog is stopping (running statements were cancelled)")
-    if isinstance(exc, duckdb.PermissionException):
-        return QueryRefused(f"the database refused it: {_message(exc)}")
-    return QueryError(_message(exc))
+def _raise_error(reply: Any, timeout_s: float) -> None:
+    if reply is None:
+        raise QueryError("the DuckDB worker stopped while running the statement (out of memory?)")
+    if reply[0] == "error":
+        _, kind, message = reply
+        raise _ERRORS.get(kind, QueryError)(message)
 
 
-def _message(exc: BaseException) -> str:
-    lines = [line for line in str(exc).splitlines() if line.strip()]
-    return redact(lines[0] if lines else type(exc).__name__)[:500]
+class _Worker:
+    """The worker process, opened on the database and files, and a thread that reads its replies."""
+
+    def __init__(self, path: str, files: dict[str, str]):
+        try:
+            # -I: no environment variables or user site; the interpreter's own site-packages hold duckdb
+            boot = f"import sys; sys.path.insert(0, {_package_root()!r}); from watchdog.sandbox.duckdb_worker " \
+                   "import main; main()"
+            self._proc = subprocess.Popen([sys.executable, "-I", "-c", boot], stdin=subprocess.PIPE,
+                                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, bufsize=0)
+        except OSError as exc:
+            raise DatabaseUnavailable(f"cannot start the DuckDB worker: {exc}") from None
+        self._replies: queue.Queue = queue.Queue()
+        threading.Thread(target=_read_replies, args=(self._proc.stdout, self._replies),
+                         name="watchdog-duckdb-worker", daemon=True).start()
+        self._finalizer = weakref.finalize(self, _kill, self._proc)
+        reply = self.call(("open", path, files), wait_s=CONNECT_TIMEOUT_S * 3)  # CSV sniffing reads samples
+        if reply is None or reply is _LATE or reply[0] != "ready":
+            self.kill()
+            if isinstance(reply, tuple) and reply[0] == "error":
+                _raise_error(reply, 0)
+            raise DatabaseUnavailable("the DuckDB worker did not start (is duckdb installed? "
+                                      "pip install 'watchdog-dq[duckdb]')")
+
+    def alive(self) -> bool:
+        return self._proc.poll() is None
+
+    def call(self, request: tuple, *, wait_s: float) -> Any:
+        """The worker's reply, None if it died, or _LATE if it did not answer within ``wait_s``."""
+        try:
+            duckdb_worker.send(_pipe(self._proc.stdin), request)
+        except OSError:
+            return None
+        try:
+            return self._replies.get(timeout=max(wait_s, 0.0))
+        except queue.Empty:
+            return _LATE
+
+    def kill(self) -> None:
+        self._finalizer()
+
+
+def _package_root() -> str:
+    """The folder holding the ``watchdog`` package, so that ``-m watchdog.sandbox.duckdb_worker`` finds it."""
+    from pathlib import Path
+
+    import watchdog
+
+    return str(Path(watchdog.__file__).resolve().parent.parent)
+
+
+def _read_replies(stream: Any, replies: queue.Queue) -> None:
+    """Forward the worker's replies; None at its end (only this thread closes ``stream``)."""
+    try:
+        while True:
+            message = duckdb_worker.receive(stream)
+            replies.put(message)
+            if message is None:
+                return
+    except Exception:  # noqa: BLE001 - the pipe broke: the worker is gone
+        replies.put(None)
+    finally:
+        with contextlib.suppress(OSError):
+            stream.close()
+
+
+def _pipe(stream: IO[bytes] | None) -> IO[bytes]:
+    if stream is None:
+        raise OSError("the DuckDB worker has no pipe")
+    return stream
+
+
+def _kill(proc: subprocess.Popen) -> None:
+    with contextlib.suppress(OSError):
+        _pipe(proc.stdin).close()
+    if proc.poll() is None:
+        proc.kill()
+    with contextlib.suppress(subprocess.TimeoutExpired):  # pragma: no cover
+        proc.wait(timeout=5)
