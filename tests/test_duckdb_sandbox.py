@@ -27,10 +27,12 @@ import pytest
 from tests.dbs import create_database
 from tests.test_attack_corpus import ATTACK_FILES, TMP_PLACEHOLDER, Case, load_cases
 from tests.test_attack_corpus import load_fixture as load_corpus_fixture
+from tests.test_function_allowlist import _refused_everywhere
 from watchdog.errors import QueryRefused, QueryTimeout, SandboxError
 from watchdog.sandbox import Sandbox
 from watchdog.sandbox.duckdb_session import DuckDBSession
-from watchdog.sandbox.functions.duckdb import DUCKDB_FUNCTIONS, DUCKDB_REFUSED
+from watchdog.sandbox.functions.duckdb import DUCKDB_FUNCTIONS, DUCKDB_REFUSED, DUCKDB_VOLATILE_ALLOWED
+from watchdog.sandbox.policy import ReadOnlyPolicy
 
 TIMEOUT_S = 1.0
 GRACE_S = 1.0
@@ -49,15 +51,28 @@ NOT_REFUSED_ON_DUCKDB = {
 # ---------------------------------------------------------------- the function catalogue
 
 
-def _catalogue() -> set[str]:
+def _catalogue(where: str = "true") -> set[str]:
     con = duckdb.connect(":memory:", config={"autoinstall_known_extensions": False,
                                              "autoload_known_extensions": False})
     try:
-        rows = con.execute("SELECT DISTINCT function_name FROM duckdb_functions()").fetchall()
+        rows = con.execute(f"SELECT DISTINCT function_name FROM duckdb_functions() WHERE {where}").fetchall()
         names = {str(r[0]).lower() for r in rows}
     finally:
         con.close()
     return {n for n in names if re.fullmatch(r"[a-z_][a-z0-9_]*", n)}  # the rest are operators (+, ~~, ->>...)
+
+
+def test_every_refused_name_is_refused_in_every_call_form():
+    policy = ReadOnlyPolicy("duckdb")
+    names = sorted(DUCKDB_REFUSED | {n for n in _catalogue() if n.startswith("__")})
+    leaks = {name: passed for name in names if (passed := _refused_everywhere(policy, name))}
+    assert not leaks
+
+
+def test_no_volatile_function_is_allowed_unless_reviewed():
+    volatile = _catalogue("stability = 'VOLATILE'")
+    assert {"random", "nextval", "setseed"} <= volatile
+    assert not sorted((volatile & DUCKDB_FUNCTIONS) - DUCKDB_VOLATILE_ALLOWED)
 
 
 def test_every_function_in_the_engines_catalogue_is_classified():

@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, f
 
 from watchdog.errors import ConfigError
 from watchdog.redact import redact_url, register_secret
+from watchdog.sandbox.file_tables import FilePath, TableName, check_files
 from watchdog.yaml_lines import DuplicateKeyError, YamlLines, load_with_lines, shield_references, unshield
 
 ENV_VAR = "WATCHDOG_CONFIG"
@@ -51,11 +52,10 @@ class DatabaseConfig(_Strict):
     timeout_s: float = Field(default=DEFAULT_TIMEOUT_S, gt=0)
     max_rows: int = Field(default=DEFAULT_MAX_ROWS, gt=0)
     #: DuckDB only: tables read from CSV/Parquet/JSON files, {table: path or glob} (relative to the root)
-    files: dict[str, str] = Field(default_factory=dict)
+    files: dict[TableName, FilePath] = Field(default_factory=dict)
 
     @model_validator(mode="after")
-    def _files(self) -> DatabaseConfig:  # names and file kinds (a ValueError says which and what is wrong)
-        from watchdog.sandbox.file_tables import check_files
+    def _files(self) -> DatabaseConfig:  # files: only under a DuckDB URL
         check_files(self.url, self.files)
         return self
 

@@ -10,6 +10,9 @@ from __future__ import annotations
 import glob
 import re
 from pathlib import Path
+from typing import Annotated
+
+from pydantic import AfterValidator
 
 #: a table name: a plain identifier, the same on every database
 TABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -42,20 +45,27 @@ def reader_for(path: str) -> str:
 
 
 def check_files(url: str, files: dict[str, str]) -> None:
-    """Validate a ``files:`` mapping (names and kinds; whether the files exist is checked on connecting)."""
-    if not files:
-        return
-    if not is_duckdb_url(url):
+    """A ``files:`` mapping belongs under a DuckDB database (each entry is checked by its own type below)."""
+    if files and not is_duckdb_url(url):
         raise FileTableError(f"files: needs a DuckDB database (url: {IN_MEMORY} or duckdb:///path.duckdb)")
-    for name, path in files.items():
-        if not TABLE_NAME.fullmatch(name):
-            raise FileTableError(f"files.{name}: a table name is letters, digits and _ (not starting with a digit)")
-        if not str(path).strip():
-            raise FileTableError(f"files.{name}: the path is empty")
-        try:
-            reader_for(path)
-        except FileTableError as exc:
-            raise FileTableError(f"files.{name}: {exc}") from None
+
+
+def _table_name(name: str) -> str:
+    if not TABLE_NAME.fullmatch(name):
+        raise FileTableError(f"{name!r} cannot be a table name: letters, digits and _ (not starting with a digit)")
+    return name
+
+
+def _file_path(path: str) -> str:
+    if not path.strip():
+        raise FileTableError("the path is empty")
+    reader_for(path)
+    return path
+
+
+#: the key and value types of ``files:`` (the settings model reports errors at the entry's line)
+TableName = Annotated[str, AfterValidator(_table_name)]
+FilePath = Annotated[str, AfterValidator(_file_path)]
 
 
 def parse_spec(spec: str) -> tuple[str, str]:

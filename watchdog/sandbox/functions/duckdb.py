@@ -150,8 +150,9 @@ DUCKDB_FUNCTIONS = frozenset(_AGGREGATES.split()) | frozenset(_SCALARS.split()) 
 #: refused names (besides any name starting with ``__``, DuckDB's internal functions)
 DUCKDB_REFUSED = frozenset(_TABLE_FUNCTIONS.split()) | frozenset(_REFUSED_SCALARS.split())
 
-#: volatile functions a read may still call: random numbers, UUIDs and the clock
+#: volatile functions a read may still call: random numbers, UUIDs, the clock, and error() (it only raises)
 DUCKDB_VOLATILE_ALLOWED = frozenset({
+    "error",
     "random", "uuid", "uuidv4", "uuidv7", "gen_random_uuid", "now", "today", "get_current_time",
     "get_current_timestamp", "current_date", "current_localtime", "current_localtimestamp", "transaction_timestamp",
 })
