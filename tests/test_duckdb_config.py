@@ -150,3 +150,15 @@ def test_a_pattern_that_needs_lookaround_is_refused_on_duckdb_only(lake, tmp_pat
     with Sandbox("duckdb:///:memory:", files={"customers": str(lake / "data" / "customers.csv")}) as box:
         [finding] = scan(box, checks, sample=0).findings
     assert finding.status == "error" and "RE2" in (finding.error or "")
+
+
+def test_profile_reads_file_tables(lake, run_cli):
+    path = _config(lake, '  lake:\n    url: "duckdb:///:memory:"\n    files:\n      customers: data/customers.csv\n'
+                         '      orders: "data/orders/*.parquet"\n')
+    result = run_cli("profile", "--config", str(path), "--db", "lake", "--json")
+    assert result.returncode == 0, result.stderr
+    doc = json.loads(result.stdout)
+    tables = {t["name"]: t for t in (doc["tables"] if isinstance(doc, dict) else doc)}
+    assert tables["customers"]["rows"] == 4 and tables["orders"]["rows"] == 3
+    email = next(c for c in tables["customers"]["columns"] if c["name"] == "email")
+    assert email["nulls"] == 1

@@ -63,7 +63,8 @@ def _rows(box: Sandbox, query: exp.Expr | str) -> list[tuple]:
 
 def read_schema(box: Sandbox, only: list[str] | None = None) -> list[TableInfo]:
     """Every base table (or those named in ``only``, in that order) with its columns and keys."""
-    reader = {"strictsqlite": _sqlite, "sqlite": _sqlite, "postgres": _postgres, "mysql": _mysql}.get(box.dialect)
+    reader = {"strictsqlite": _sqlite, "sqlite": _sqlite, "postgres": _postgres, "mysql": _mysql,
+              "duckdb": _duckdb}.get(box.dialect)
     if reader is None:
         raise ValueError(f"profiling is not supported on the {box.dialect} dialect")
     tables = reader(box)
@@ -149,3 +150,17 @@ def _mysql(box: Sandbox) -> list[TableInfo]:
         if table in by_name:
             by_name[table].foreign_keys.append((col, ref_table, ref_col))
     return tables
+
+
+def _duckdb(box: Sandbox) -> list[TableInfo]:
+    """The database's base tables and the file tables (TEMP views over the configured files)."""
+    where = "table_schema = 'main' AND (table_catalog = 'temp' OR table_catalog = current_database())"
+    tables = {name: TableInfo(name) for (name,) in _rows(
+        box, f"SELECT DISTINCT table_name FROM information_schema.tables WHERE {where} "
+             "AND (table_type = 'BASE TABLE' OR table_catalog = 'temp') ORDER BY table_name")}
+    for table, col, typ, nullable in _rows(box, "SELECT table_name, column_name, data_type, is_nullable FROM "
+                                                f"information_schema.columns WHERE {where} "
+                                                "ORDER BY table_name, ordinal_position"):
+        if table in tables:
+            tables[table].columns.append(ColumnInfo(col, typ or "", str(nullable).upper() == "YES"))
+    return list(tables.values())
