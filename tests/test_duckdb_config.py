@@ -162,3 +162,14 @@ def test_profile_reads_file_tables(lake, run_cli):
     assert tables["customers"]["rows"] == 4 and tables["orders"]["rows"] == 3
     email = next(c for c in tables["customers"]["columns"] if c["name"] == "email")
     assert email["nulls"] == 1
+
+
+def test_mcp_tools_list_and_describe_file_tables(lake):
+    from watchdog.mcp.toolbox import Toolbox
+
+    path = _config(lake, '  lake:\n    url: "duckdb:///:memory:"\n    files:\n      customers: data/customers.csv\n'
+                         '      orders: "data/orders/*.parquet"\n')
+    tools = Toolbox(load_settings(path))
+    assert tools.list_tables("lake") == ["customers", "orders"]
+    described = tools.describe_table("lake", "customers")
+    assert [c["name"] for c in described["columns"]] == ["id", "email"]

@@ -29,6 +29,8 @@ _TABLES_SQL = {
     "postgres": "SELECT table_schema || '.' || table_name FROM information_schema.tables "
                 "WHERE table_schema NOT IN ('pg_catalog', 'information_schema') ORDER BY 1",
     "mysql": "SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE() ORDER BY 1",
+    # DuckDB: the database's tables and views, and the file tables (TEMP views)
+    "duckdb": "SELECT DISTINCT table_name FROM information_schema.tables WHERE table_schema = 'main' ORDER BY 1",
 }
 
 
