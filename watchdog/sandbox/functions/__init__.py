@@ -8,7 +8,7 @@ authorizer). :func:`allowed_functions` takes a sqlglot dialect name (``postgres`
 from __future__ import annotations
 
 from watchdog.sandbox.functions.common import COMMON, SYNTAX_WORDS
-from watchdog.sandbox.functions.duckdb import DUCKDB_FUNCTIONS, DUCKDB_VOLATILE_ALLOWED
+from watchdog.sandbox.functions.duckdb import DUCKDB_DENIED_RELATIONS, DUCKDB_FUNCTIONS, DUCKDB_VOLATILE_ALLOWED
 from watchdog.sandbox.functions.mysql import MYSQL_FUNCTIONS, MYSQL_VOLATILE_ALLOWED
 from watchdog.sandbox.functions.postgres import (
     POSTGRES_DENIED_RELATIONS,
@@ -40,7 +40,7 @@ VOLATILE_ALLOWED = {
 }
 
 #: relations (tables/views) no statement may read, per dialect
-DENIED_RELATIONS = {"postgres": POSTGRES_DENIED_RELATIONS}
+DENIED_RELATIONS = {"postgres": POSTGRES_DENIED_RELATIONS, "duckdb": DUCKDB_DENIED_RELATIONS}
 
 __all__ = ["DENIED_RELATIONS", "SQLITE_ALLOWED", "SYNTAX_WORDS", "VOLATILE_ALLOWED", "allowed_functions"]
 

@@ -156,3 +156,9 @@ DUCKDB_VOLATILE_ALLOWED = frozenset({
     "random", "uuid", "uuidv4", "uuidv7", "gen_random_uuid", "now", "today", "get_current_time",
     "get_current_timestamp", "current_date", "current_localtime", "current_localtimestamp", "transaction_timestamp",
 })
+
+#: DuckDB's built-in views over its settings, databases (file paths) and logs, and the file tables' definitions
+DUCKDB_DENIED_RELATIONS = frozenset({
+    "pg_settings", "duckdb_databases", "pragma_database_list", "pg_database", "duckdb_logs", "duckdb_views",
+    "sqlite_temp_master", "sqlite_temp_schema",
+})
