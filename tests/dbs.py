@@ -64,7 +64,9 @@ class TestDatabase:
         rows = [tuple(r) for r in rows]
         if not rows:
             return
-        table = sa.table(name, *[sa.column(c) for c in columns])
+        # duckdb-engine does not know every DuckDB keyword (``at``): quote each name there, as create_table does
+        quote = True if self.kind == "duckdb" else None
+        table = sa.table(name, *[sa.column(sa.sql.quoted_name(c, quote)) for c in columns])
         with self.engine.begin() as conn:
             conn.execute(table.insert(), [dict(zip(columns, r, strict=True)) for r in rows])
 
