@@ -230,7 +230,7 @@ def test_timeout_interrupts_and_the_session_goes_on(duck):
 def test_row_and_byte_caps(duck):
     result = duck.sandbox.query("SELECT * FROM range(100000)", max_rows=7)
     assert (len(result.rows), result.truncated) == (7, True)
-    big = Sandbox(duck.sandbox._session and "duckdb:///:memory:", max_bytes=3000)
+    big = Sandbox("duckdb:///:memory:", max_bytes=3000)
     try:
         result = big.query("SELECT repeat('x', 1000) FROM range(10)")
         assert (len(result.rows), result.truncated) == (3, True)

@@ -15,6 +15,7 @@ Whatever the parser lets through still runs where the database itself refuses wr
   kept free of modes that change how quotes and backslashes read (so the server reads a statement as
   the parser did); a result cut by the limits is killed on the server, not drained; afterwards the
   session is reset (COM_RESET_CONNECTION: named locks, table locks, HANDLERs, variables, temporary tables).
+* DuckDB (files and ``.duckdb``): :mod:`watchdog.sandbox.duckdb_session`, a locked-down worker process.
 * Any other SQLAlchemy dialect: a transaction that is always rolled back (the parser is the guard).
 
 Rows are fetched in batches that start at one row and grow only while the byte budget allows, so a
