@@ -14,6 +14,8 @@ from typing import Annotated
 
 from pydantic import AfterValidator
 
+from watchdog.errors import ConfigError
+
 #: a table name: a plain identifier, the same on every database
 TABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 #: DuckDB's reader for each file kind (a trailing compression suffix is skipped)
@@ -23,8 +25,9 @@ COMPRESSIONS = (".gz", ".zst")
 IN_MEMORY = "duckdb:///:memory:"
 
 
-class FileTableError(ValueError):
-    """A ``files:`` entry or ``--file`` value that cannot be a table (the message says why)."""
+class FileTableError(ConfigError, ValueError):
+    """A ``files:`` entry or ``--file`` value that cannot be a table (the message says why; a ValueError for
+    the settings model, which reports it at the entry's line)."""
 
 
 def is_duckdb_url(url: str) -> bool:
