@@ -70,6 +70,8 @@ def serve(ctx: click.Context, config_path: Path | None, duration: float | None, 
     finally:
         if ui is not None:
             ui.stop()
+    if no_schedule:
+        logging.getLogger("watchdog.ui").info("stopped cleanly")
     if code == FORCED_EXIT:  # audits abandoned mid-run: their threads cannot be joined, leave now
         logging.shutdown()
         sys.stdout.flush()
@@ -92,7 +94,6 @@ def _pages_only(duration: float | None) -> int:
 
     log.info("pages only (--no-schedule): no audit runs here; stop with SIGTERM or Ctrl-C")
     log.info("stopping (%s)", wait_for_stop(duration))
-    log.info("stopped cleanly")
     return 0
 
 

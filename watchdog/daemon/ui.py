@@ -50,6 +50,7 @@ class _Handler(BaseHTTPRequestHandler):
     server: UiServer
     server_version = "watchdog"
     sys_version = ""
+    timeout = 30  # seconds a connection may stay silent (a slow client holds a thread no longer)
 
     def do_GET(self) -> None:  # noqa: N802 -- http.server's naming
         self._answer(send_body=True)
