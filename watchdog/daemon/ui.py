@@ -19,6 +19,7 @@ import logging
 import signal
 import socket
 import socketserver
+import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -109,6 +110,10 @@ class UiServer(ThreadingHTTPServer):
     def server_bind(self) -> None:
         socketserver.TCPServer.server_bind(self)   # not HTTPServer's: it looks up the host's FQDN
         self.server_name, self.server_port = str(self.server_address[0]), int(self.server_address[1])
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that went away mid-reply: one debug line, not socketserver's traceback on stderr."""
+        log.debug("ui: request from %s ended early: %s", client_address, sys.exc_info()[1])
 
     def refusal(self, headers: Any) -> tuple[Reply, dict[str, str]] | None:
         """Why a request may not be answered (a reply and its extra headers), or None."""
