@@ -207,6 +207,12 @@ def _key_literal(value: Any, dialect: str) -> exp.Expression | None:
     """A duplicated key, as returned by the driver, written back as a literal it equals (None: cannot)."""
     if dialect == "mysql":  # the keys were grouped as CAST(... AS BINARY): compare the very bytes
         return exp.HexString(this=bytes(value).hex()) if isinstance(value, (bytes, bytearray)) else None
+    if dialect == "trino" and isinstance(value, (date, datetime)):  # Trino compares no text with a date
+        if isinstance(value, datetime) and value.tzinfo is not None:
+            return None
+        kind = "timestamp(6)" if isinstance(value, datetime) else "date"
+        text = value.isoformat(sep=" ") if isinstance(value, datetime) else value.isoformat()
+        return exp.Cast(this=exp.Literal.string(text), to=exp.DataType.build(kind, dialect="trino"))
     if isinstance(value, bool):
         return exp.Boolean(this=value)
     if isinstance(value, int):
