@@ -94,11 +94,11 @@ WAREHOUSE_DIALECTS = ("trino", "snowflake", "bigquery", "databricks")
 
 
 def _bucket_key(col: exp.Expr, bucket: str, dialect: str) -> exp.Expr:
-    if dialect == "bigquery":  # the column as a TIMESTAMP (a DATETIME is read as UTC), Monday weeks
+    if dialect == "bigquery":  # the column as a DATETIME (a TIMESTAMP in UTC), weeks from Monday
         unit: exp.Expr = exp.var("WEEK(MONDAY)") if bucket == "week" else exp.var(bucket.upper())
-        return exp.Anonymous(this="TIMESTAMP_TRUNC", expressions=[_bound(col, dialect), unit])
-    if dialect in WAREHOUSE_DIALECTS:
-        return exp.Anonymous(this="DATE_TRUNC", expressions=[exp.Literal.string(bucket), col])
+        return exp.Anonymous(this="DATETIME_TRUNC", expressions=[_bound(col, dialect), unit])
+    if dialect in WAREHOUSE_DIALECTS:  # DATE_TRUNC('DAY', col): the unit is case-insensitive on all three
+        return exp.TimestampTrunc(this=col, unit=exp.var(bucket.upper()))
     if dialect == "postgres":
         return exp.Anonymous(this="DATE_TRUNC", expressions=[exp.Literal.string(bucket), col])
     if dialect == "mysql":
@@ -116,8 +116,8 @@ def _bucket_key(col: exp.Expr, bucket: str, dialect: str) -> exp.Expr:
 
 def _bound(col: exp.Expr, dialect: str) -> exp.Expr:
     """The column as compared with the window's bounds (SQLite: normalised text, 'T' or not)."""
-    if dialect == "bigquery":  # DATE, DATETIME and TIMESTAMP do not compare with each other
-        return exp.Cast(this=col, to=exp.DataType.build("timestamp"))
+    if dialect == "bigquery":  # DATE, DATETIME and TIMESTAMP do not compare with each other: all as DATETIME
+        return exp.Cast(this=col, to=exp.DataType.build("datetime", dialect="bigquery"))
     if dialect in ("postgres", "mysql") or dialect in WAREHOUSE_DIALECTS:
         return col
     return exp.Anonymous(this="DATETIME", expressions=[col])

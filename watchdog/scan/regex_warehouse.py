@@ -7,10 +7,15 @@ The suite's regex (PostgreSQL ARE, searched: see :mod:`watchdog.scan.regex`) kee
   (``(?s)``, ``\\z``, ``\\xHH``, lookarounds for word boundaries).
 * **BigQuery** ``REGEXP_CONTAINS`` searches with RE2: the same spelling, but RE2 has no lookaround, so
   ``\\b``/``\\B`` use RE2's own (ASCII) word boundaries, and ``\\m``, ``\\M`` and lookaheads are refused.
-* **Snowflake** ``REGEXP_LIKE`` / ``RLIKE`` match the WHOLE value (implicit ``^...$``) with POSIX extended
-  regexes: the pattern is written in plain ERE (no ``(?:``, no ``\\z``, control characters as
-  themselves, bracket expressions with no escapes) and searched as ``.*(pattern).*`` with the
-  parameters ``'cs'`` (case-sensitive; ``.`` matches newlines too). Word boundaries and lookaheads are refused.
+* **Snowflake** ``REGEXP_LIKE`` / ``RLIKE`` match the WHOLE value (implicit anchors) with POSIX extended
+  regexes, with the parameters ``'cs'`` (case-sensitive; ``.`` matches newlines too). The pattern is
+  written in plain ERE (no ``(?:``, control characters as themselves, bracket expressions with no
+  escapes) and searched as ``.*(p).*``. ``^`` and ``$`` are never written: engines disagree on whether
+  they match next to a newline inside the value (glibc's ERE does; PostgreSQL's ``$`` does not). A branch
+  that starts with ``^`` drops its leading ``.*`` instead, and the branches that end with ``$`` are
+  matched against the value with a ``#`` appended, as ``.*(p)#``: the ``#`` can only be the appended
+  one, so ``p`` ends exactly at the value's end whatever the value holds. An anchor anywhere else
+  (inside a group, mid-branch), word boundaries and lookaheads are refused.
 
 A refusal is a :class:`~watchdog.scan.regex.RegexError`: the check's status is ``error`` with the reason,
 never a different answer.
@@ -30,25 +35,59 @@ _TEXT = {"trino": "varchar", "databricks": "string", "bigquery": "string", "snow
 _ERE_META = set("\\^$.|?*+()[]{}")
 
 
+#: appended to the value for the branches that end with ``$`` (Snowflake); any character would do
+SENTINEL = "#"
+
+
 def translate(pattern: str, dialect: str) -> str:
-    """``pattern`` written for the warehouse's engine (raises RegexError when it cannot mean the same)."""
+    """``pattern`` for Trino, Databricks or BigQuery (raises RegexError when it cannot mean the same)."""
     engine = ENGINE[dialect]
-    tree = regex.parse(pattern)
-    if engine != "java":
-        _refuse_lookaround(tree, dialect, allow_boundaries=engine == "re2")
     if engine == "posix":
-        return _ere(tree)
+        raise ValueError("Snowflake's spelling is snowflake_regexes(): one or two whole-value matches")
+    if engine == "re2":
+        _refuse_lookaround(regex.parse(pattern), dialect, allow_boundaries=True)
     return regex.translate(pattern, engine)
+
+
+def snowflake_regexes(pattern: str) -> list[tuple[bool, str]]:
+    """``(sentinel, ere)`` pairs: the value (with :data:`SENTINEL` appended when ``sentinel``) matches any
+    ``ere`` as a whole exactly when ``pattern`` is found in it (see the module's notes)."""
+    tree = regex.parse(pattern)
+    _refuse_lookaround(tree, "snowflake", allow_boundaries=False)
+    plain: list[str] = []
+    ended: list[str] = []
+    for branch in tree.children if tree.kind == "alt" else [tree]:
+        items = list(branch.children)
+        starts = bool(items) and items[0].kind == "start"
+        items = items[1:] if starts else items
+        ends = bool(items) and items[-1].kind == "end"
+        items = items[:-1] if ends else items
+        if any(_anchored(item) for item in items):
+            raise RegexError("on Snowflake, ^ and $ (and \\A, \\Z) are supported only at the start and end of the "
+                             "pattern or of one of its top-level | alternatives; the pattern check is refused there")
+        body = "".join(_ere(item) for item in items)
+        body = f"({body})" if body else ""
+        if ends:
+            ended.append(("" if starts else ".*") + body + SENTINEL)
+        else:
+            plain.append(("" if starts else ".*") + body + ".*")
+    return [(sentinel, "(" + "|".join(texts) + ")") for sentinel, texts in ((False, plain), (True, ended)) if texts]
 
 
 def search(value: exp.Expr, pattern: str, dialect: str) -> exp.Expr:
     """True when ``pattern`` is found in ``value`` on the warehouse (see the module's notes)."""
     text = exp.Cast(this=value, to=exp.DataType.build(_TEXT[dialect], dialect=dialect))
-    written = translate(pattern, dialect)
-    if dialect == "snowflake":  # REGEXP_LIKE matches the whole value: search as .*(p).*
-        return exp.RegexpLike(this=text, expression=exp.Literal.string(f".*({written}).*"),
-                              flag=exp.Literal.string("cs"))
-    return exp.RegexpLike(this=text, expression=exp.Literal.string(written))
+    if dialect != "snowflake":
+        return exp.RegexpLike(this=text, expression=exp.Literal.string(translate(pattern, dialect)))
+    calls: list[exp.Expr] = []
+    for sentinel, ere in snowflake_regexes(pattern):
+        subject = exp.Concat(expressions=[text.copy(), exp.Literal.string(SENTINEL)]) if sentinel else text.copy()
+        calls.append(exp.RegexpLike(this=subject, expression=exp.Literal.string(ere), flag=exp.Literal.string("cs")))
+    return calls[0] if len(calls) == 1 else exp.Paren(this=exp.or_(*calls))
+
+
+def _anchored(node: Node) -> bool:
+    return node.kind in ("start", "end") or any(_anchored(child) for child in node.children)
 
 
 def _refuse_lookaround(node: Node, dialect: str, *, allow_boundaries: bool) -> None:
@@ -70,10 +109,6 @@ def _ere(node: Node) -> str:
         return ("" if kind == "seq" else "|").join(_ere(c) for c in node.children)
     if kind == "any":
         return "."
-    if kind == "start":
-        return "^"
-    if kind == "end":
-        return "$"  # without the 'm' parameter: the end of the value only
     if kind == "char":
         return "\\" + node.value if node.value in _ERE_META else node.value
     if kind == "class":
@@ -86,7 +121,7 @@ def _ere(node: Node) -> str:
         if inner.kind in ("seq", "alt"):
             text = "(" + text + ")"
         return text + _count(node.low, node.high)
-    raise RegexError(f"cannot write {kind} for Snowflake")  # pragma: no cover - refused before
+    raise RegexError(f"cannot write {kind} for Snowflake")  # pragma: no cover - anchors, lookarounds refused before
 
 
 def _count(low: int, high: int | None) -> str:

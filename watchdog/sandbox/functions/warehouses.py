@@ -51,6 +51,7 @@ BIGQUERY_FUNCTIONS = _SHARED | frozenset({
     "format_timestamp", "current_datetime", "last_day", "countif", "logical_and", "logical_or", "string_agg",
     "array_length", "json_value", "json_query", "json_extract_scalar", "is_nan", "is_inf", "trunc",
     "farm_fingerprint", "sha1", "sha512", "to_base64", "from_base64", "extract",
+    "week",  # WEEK(MONDAY), a date part of DATETIME_TRUNC
 })
 
 DATABRICKS_FUNCTIONS = _SHARED | frozenset({
