@@ -88,6 +88,13 @@ def test_text_is_compared_exactly_on_every_warehouse(rendered):
         assert [v.this for v in status_in.expressions] == ["open", "shipped", "on hold", "draft"]
         for _, sql in rendered[dialect]:
             assert not re.search(r"\b(UPPER|LOWER|TRIM|RTRIM|ILIKE)\(", sql), sql
+    # unique and functional_dependency group by the collated keys (the scanner reads their column types there)
+    key_label = "own statement (no samples wanted): sales.orders.first_name+last_name.unique"
+    [groups] = [s for label, s in rendered["snowflake"] if label == key_label]
+    assert "GROUP BY COLLATE(\"first_name\", 'utf8'), COLLATE(\"last_name\", 'utf8')" in groups
+    fd_label = "own statement: sales.orders.zip->city.functional_dependency"
+    [groups] = [s for label, s in rendered["databricks"] if label == fd_label]
+    assert "GROUP BY `zip` COLLATE UTF8_BINARY, `city` COLLATE UTF8_BINARY" in groups
     fk = {d: [sql for label, sql in rendered[d] if label.endswith("sales.orders.email.foreign_key")] for d in DIALECTS}
     assert "COLLATE(\"wd_parent\".\"email\", 'utf8') = COLLATE(\"wd_child\".\"email\", 'utf8')" in fk["snowflake"][0]
     assert '"wd_parent"."email" = "wd_child"."email"' in fk["trino"][0]
@@ -330,6 +337,31 @@ def test_the_cli_says_it_in_one_line(run_cli):
                                      "(watchdog writes Snowflake SQL, generated SQL only, not tested against a live "
                                      "server)")
     assert "s3cret" not in result.stderr + result.stdout
+
+
+class _Catalogue:
+    """Only what ``with_column_types`` reads of a sandbox: its dialect and a catalogue."""
+
+    def __init__(self, dialect: str):
+        self.dialect = dialect
+        self.read: list[list[str]] = []
+
+    def column_types(self, table: list[str]) -> dict[str, tuple[str, str]]:
+        self.read.append(table)
+        return dict(warehouse_sql.SCHEMA[".".join(table)])
+
+
+@pytest.mark.parametrize("dialect, reads", [("snowflake", True), ("bigquery", True), ("databricks", True),
+                                            ("trino", False), ("postgres", False), ("strictsqlite", False)])
+def test_unique_keys_learn_their_types_where_columns_carry_collations(dialect, reads):
+    from watchdog.scan.scanner import with_column_types
+
+    [unique] = [c for c in warehouse_sql.suite_checks() if c.name == "sales.customers.email.unique"]
+    unique.column_kinds = {}
+    box = _Catalogue(dialect)
+    [typed] = with_column_types(box, [unique])  # type: ignore[arg-type]
+    assert bool(box.read) == reads
+    assert (typed.column_kind("email") == ("text", "varchar")) == reads
 
 
 class _NoServer:
