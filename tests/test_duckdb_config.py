@@ -145,7 +145,7 @@ def test_query_reads_a_configured_file_database(lake, run_cli):
 
 def test_a_pattern_that_needs_lookaround_is_refused_on_duckdb_only(lake, tmp_path):
     suite = tmp_path / "b.yaml"
-    suite.write_text("tables:\n  customers:\n    - pattern: {column: email, regex: '\\bx'}\n", encoding="utf-8")
+    suite.write_text("tables:\n  customers:\n    - pattern: {column: email, regex: '\\mx'}\n", encoding="utf-8")
     checks = [c for s in load_suites([suite]) for c in s.checks]
     with Sandbox("duckdb:///:memory:", files={"customers": str(lake / "data" / "customers.csv")}) as box:
         [finding] = scan(box, checks, sample=0).findings
