@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
@@ -17,6 +18,8 @@ from pydantic import BaseModel, Field, ValidationError
 from watchdog.findings import FindingsDoc
 from watchdog.report import render_markdown
 from watchdog.report.escape import md_paragraph
+from watchdog.verify.unwrap import has_heading, has_object
+from watchdog.verify.unwrap import unwrap as core_unwrap
 
 
 class CheckProse(BaseModel):
@@ -52,29 +55,30 @@ def prose_schema(names: list[str], keys: tuple[str, ...] = ("summary", "prioriti
     return {"type": "json_schema", "json_schema": {"name": "report_prose", "strict": True, "schema": schema}}
 
 
-# ---- unwrapping what small models wrap their answer in
-
-_THINK = re.compile(r"<think>.*?(</think>|\Z)", re.S | re.I)
-_WHOLE_FENCE = re.compile(r"^\s*(`{3,}|~{3,})[ \t]*[\w-]*[ \t]*\n(.*?)\n[ \t]*\1[ \t]*$", re.S)
-_OPEN_FENCE = re.compile(r"^\s*(`{3,}|~{3,})[ \t]*[\w-]*[ \t]*\n(.*)$", re.S)
-_ECHOED_TAG = re.compile(r"^\s*<(report|answer|json)>\s*\n?(.*?)(?:\n?\s*</\1>\s*)?$", re.S | re.I)
+# ---- unwrapping what small models wrap their answer in (verify's core, one rule for both)
 
 
-def unwrap(text: str) -> str:
-    """The answer without reasoning blocks, an echoed ``<report>`` tag or a code fence around all of it
-    (returned unchanged when it has none of them)."""
-    out = _THINK.sub("", text or "")
-    changed = out != (text or "")
-    for pattern in (_ECHOED_TAG, _WHOLE_FENCE, _OPEN_FENCE, _ECHOED_TAG):
-        m = pattern.match(out)
-        if m:
-            out, changed = m.group(2), True
-    return out.strip() + "\n" if changed else (text or "")
+def any_text(text: str) -> bool:
+    """A plan must contain something."""
+    return bool(text.strip())
+
+
+def unwrap(text: str, contains: Callable[[str], bool] = has_heading) -> str:
+    """The answer without reasoning blocks, an echoed tag or a code fence around all of it (returned unchanged
+    when it has none of them), by the one core verify_fn uses (:mod:`watchdog.verify.unwrap`). A report whose
+    wrapping fence was never closed keeps its opening fence line, so that verify still sees the cut."""
+    out = core_unwrap(text or "", contains)
+    if not out.removed:
+        return text or ""
+    body = out.text.strip()
+    if out.unclosed_fence and contains is has_heading:
+        body = out.fence_line + "\n" + body
+    return body + "\n"
 
 
 def parse_prose(text: str) -> tuple[Prose | None, str | None]:
     """The model's JSON answer, or None and what is wrong with it."""
-    body = unwrap(text)
+    body = unwrap(text, has_object)
     start, end = body.find("{"), body.rfind("}")
     if start < 0:
         return None, "The answer is not the JSON object asked for (no {...} in it)."
