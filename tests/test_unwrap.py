@@ -57,7 +57,8 @@ def test_real_json_answer_in_every_wrapping_parses_the_same(wrap: str) -> None:
 def test_cut_real_json_answer_is_incomplete_not_unwrapped_into_something_else() -> None:
     cut = PROGRAM["calls"][0]["answer"]
     for wrapped in (cut, "```json\n" + cut, "<answer>\n" + cut):
-        assert compose.parse_prose(wrapped) == (None, "The JSON answer is incomplete: it ends before the object closes.")
+        incomplete = "The JSON answer is incomplete: it ends before the object closes."
+        assert compose.parse_prose(wrapped) == (None, incomplete)
 
 
 def test_a_fence_that_is_part_of_the_report_is_kept() -> None:
