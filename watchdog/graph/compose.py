@@ -233,7 +233,7 @@ def _heading_key(section: str) -> str:
 def splice(parts: list[str], flagged: list[int], answer: str) -> str:
     """The draft with the flagged sections replaced by the answer's sections (matched by heading). An answer
     that is a whole report (it opens with a level-1 heading) replaces everything."""
-    answer = unwrap(answer)
+    answer = unwrap(answer, any_text)  # a part of a report: any text may stand in the fence
     if re.match(r"^#\s", answer) and (0 in flagged or len(flagged) == len(parts)):
         return answer
     new = sections(answer)
