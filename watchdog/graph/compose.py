@@ -82,7 +82,7 @@ def parse_prose(text: str) -> tuple[Prose | None, str | None]:
     start, end = body.find("{"), body.rfind("}")
     if start < 0:
         return None, "The answer is not the JSON object asked for (no {...} in it)."
-    if end <= start:
+    if end <= start or _open_depth(body[start:]) > 0:
         return None, "The JSON answer is incomplete: it ends before the object closes."
     try:
         data = json.loads(body[start:end + 1])
@@ -94,6 +94,26 @@ def parse_prose(text: str) -> tuple[Prose | None, str | None]:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first.get("loc", ()))
         return None, f"The JSON does not have the asked shape: {where}: {first.get('msg')}."
+
+
+def _open_depth(text: str) -> int:
+    """How many objects and arrays are still open at the end of ``text`` (strings skipped): > 0 for a cut answer."""
+    depth, in_string, escaped = 0, False, False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "{[":
+            depth += 1
+        elif ch in "}]":
+            depth -= 1
+    return depth
 
 
 def merge_prose(old: Prose, new: Prose, parts: list[str]) -> Prose:
