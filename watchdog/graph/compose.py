@@ -165,13 +165,32 @@ def missing_prose(prose: Prose, names: list[str], instructions: str = "") -> lis
         out.append(("summary", "The summary is empty or repeats the instructions: write two or three sentences "
                                "of your own on what matters most in these findings."))
     have = prose.by_name()
+    copied = {kind: _shared_lines([getattr(have[n], kind) for n in names if n in have]) for kind in ("causes", "fixes")}
     for name in names:
         entry = have.get(name)
-        if entry is None or not real(entry.causes):
-            out.append((f"checks.{name}", f"`{name}` has no likely causes: give two or three specific ones."))
-        if entry is None or not real(entry.fixes):
-            out.append((f"checks.{name}", f"`{name}` has no suggested fixes: give two or three concrete ones."))
+        for kind, issue in (("causes", "has no likely causes"), ("fixes", "has no suggested fixes")):
+            lines = real(getattr(entry, kind)) if entry is not None else []
+            own = [x for x in lines if _norm(x) not in copied[kind]]
+            if lines and not own:
+                out.append((f"checks.{name}", f"`{name}` {issue} of its own: the same line is given for "
+                                              f"{copied[kind][_norm(lines[0])]} checks; write ones specific to it."))
+            elif not own:
+                what = "two or three specific ones" if kind == "causes" else "two or three concrete ones"
+                out.append((f"checks.{name}", f"`{name}` {issue}: give {what}."))
     return out
+
+
+def _norm(line: str) -> str:
+    return " ".join(_WORD.findall(line.lower()))
+
+
+def _shared_lines(per_check: list[list[str]], most: int = 3) -> dict[str, int]:
+    """Lines given word for word for ``most`` or more checks (a small model copies one cause to every check)."""
+    count: dict[str, int] = {}
+    for lines in per_check:
+        for key in {_norm(x) for x in lines if x.strip()}:
+            count[key] = count.get(key, 0) + 1
+    return {k: n for k, n in count.items() if n >= most}
 
 
 def part_texts(prose: Prose) -> dict[str, str]:
