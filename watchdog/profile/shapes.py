@@ -27,3 +27,19 @@ DESCRIPTIONS: dict[str, str] = {
     "phone": "a phone number (10 digits, optional +1, separators)",
     "numeric": "a decimal number written as text",
 }
+
+
+#: A cheap necessary condition per shape, written with LIKE and first-character tests only (native on every
+#: database, no regex): a value the condition rejects can never match the shape's regex. The profile counts
+#: these first, in its batched aggregate pass, and runs a shape's regex only on columns where its condition
+#: holds for at least one value, so the share it reports stays an exact count on the whole table.
+#: Each entry: LIKE patterns (any may match), and the characters the value may start with (None: any).
+GATES: dict[str, tuple[tuple[str, ...], str | None]] = {
+    "uuid": (("________-____-____-____-____________",), None),
+    "email": (("%_@_%._%",), None),
+    "url": (("http://_%", "https://_%", "ftp://_%"), None),
+    "iso_date": (("____-__-__%",), None),
+    "zip": (("_____", "_____-____"), None),
+    "phone": (("__________%",), "+(0123456789 .-"),
+    "numeric": (("_%",), "+-0123456789"),
+}

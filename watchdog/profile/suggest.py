@@ -32,13 +32,13 @@ class Suggestion:
 
 
 def profile_database(box: Sandbox, tables: list[str] | None = None,
-                     on_progress: Progress | None = None) -> list[TableProfile]:
+                     on_progress: Progress | None = None, *, gate_shapes: bool = True) -> list[TableProfile]:
     infos = read_schema(box, tables)
     out = []
     for i, info in enumerate(infos):
         if on_progress:
             on_progress(i, len(infos), info.name)
-        out.append(profile_table(box, info))
+        out.append(profile_table(box, info, gate_shapes=gate_shapes))
     if on_progress:
         on_progress(len(infos), len(infos), "done")
     return out
