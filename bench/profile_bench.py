@@ -61,7 +61,9 @@ def flagged_cells(box: Sandbox, suite_path: Path, cols: list[str]) -> tuple[dict
     for check, finding in zip(checks, doc.findings, strict=True):
         if finding.status not in ("fail", "warn"):
             continue
-        columns = check.columns or ([check.column] if check.column else [])
+        # a functional dependency's failing rows are the likely wrong cells of its dependent column only
+        columns = ([check.column] if check.kind == "functional_dependency" else
+                   check.columns or ([check.column] if check.column else []))
         query = check.failing_rows(box.dialect)
         if not columns or not isinstance(query, exp.Select):
             continue
