@@ -41,7 +41,7 @@ def fd_candidates(profile: TableProfile, max_pairs: int = PROFILE_FD_PAIRS,
     pairs = []
     for y in dependents:  # the tightest determinants of each dependent: fewest distinct values above its own
         fits = sorted((x for x in determinants if x.name != y.name and (y.distinct or 0) <= (x.distinct or 0) + slack),
-                      key=lambda x: (x.distinct or 0, x.name))
+                      key=lambda x: ((x.distinct or 0) < (y.distinct or 0), x.distinct or 0, x.name))
         pairs += [(x, y) for x in fits[:PER_DEPENDENT]]
     pairs.sort(key=lambda p: (-(p[1].distinct or 0), p[0].distinct or 0, p[0].name, p[1].name))
     return [Candidate(profile.name, KIND, {"determinant": [x.name], "dependent": y.name},
