@@ -11,7 +11,12 @@ validate and run without edits.
 
 Cost: at ``--rows`` rows (bench/datagen.py tables, SQLite and PostgreSQL), the time of ``profile``
 and of ``suggest`` (profile + every suggestion run) as a ratio to one ``SELECT count(*)`` over the
-same tables, all in this process through the sandbox. Medians of 3.
+same tables, all in this process through the sandbox; interleaved, medians of ``--reps``. Beside
+them, the old profile that ran every shape regex on every text value (``profile_all_regexes``), the
+statements each issued (catalog reads not counted) and the load average. The PostgreSQL database is
+``WATCHDOG_BENCH_PG_DATABASE`` (default wd_bench), created and dropped by the run.
+
+    python -m bench.profile_bench --rows 10000000 --backends postgresql --skip-quality --reps 1 --no-before
 """
 
 from __future__ import annotations
