@@ -118,4 +118,5 @@ def test_llm_samples_values_through_the_sandbox_tool(database, tmp_path: Path) -
     assert "    # - pattern: {column: email, regex: '^[a-z0-9]+@example[.]com$'}" in text
     # the broken regex cannot form a check: dropped with a note, never presented as passing
     assert any("customers.status.pattern" in n for n in result.notes)
+    assert "the model looked at sample values 3 time(s)" in result.notes
     assert "regex: (" not in text

@@ -178,9 +178,10 @@ def propose(config: LLMConfig, profiles: list[TableProfile],
             calls = list(getattr(reply, "tool_calls", None) or [])
             final = next((c for c in calls if c["name"] == "Proposals"), None)
             if final is not None:
+                looked = [f"the model looked at sample values {used} time(s)"] if used else []
                 try:
                     return _with_notes(to_candidates(Proposals.model_validate(final["args"]).proposals, profiles),
-                                       notes)
+                                       looked)
                 except ValidationError as exc:
                     return [], [f"dropped the model's proposals: they do not fit the schema "
                                 f"({exc.error_count()} errors)"]
