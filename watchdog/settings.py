@@ -55,8 +55,7 @@ class DatabaseConfig(_Strict):
     url: str = Field(min_length=1)
     timeout_s: float = Field(default=DEFAULT_TIMEOUT_S, gt=0)
     max_rows: int = Field(default=DEFAULT_MAX_ROWS, gt=0)
-    #: DuckDB only: tables read from CSV/Parquet/JSON files, {table: path or glob} (relative to the root)
-    files: dict[TableName, FilePath] = Field(default_factory=dict)
+    files: dict[TableName, FilePath] = Field(default_factory=dict)  #: DuckDB: {table: CSV/Parquet/JSON path or glob}
 
     @model_validator(mode="after")
     def _files(self) -> DatabaseConfig:  # files: only under a DuckDB URL
