@@ -51,6 +51,9 @@ class _EngineSession:
         cursor.close()
         return True
 
+    def _rollback(self, raw: Any) -> None:
+        raw.rollback()
+
     def _reset(self, raw: Any) -> None:
         """After the rollback: drop whatever session state a statement may have left behind."""
 
@@ -109,7 +112,7 @@ class _EngineSession:
                 reusable = False
             if reusable:
                 try:
-                    raw.rollback()
+                    self._rollback(raw)
                     self._reset(raw)
                 except Exception:  # the connection is gone or in an unknown state: never hand it out again
                     reusable = False

@@ -90,7 +90,7 @@ def current_bucket_start(now: datetime, bucket: str) -> datetime:
 
 
 def _bucket_key(col: exp.Expr, bucket: str, dialect: str) -> exp.Expr:
-    if dialect == "postgres":
+    if dialect in ("postgres", "spark", "databricks"):  # Spark's DATE_TRUNC takes the unit first too
         return exp.Anonymous(this="DATE_TRUNC", expressions=[exp.Literal.string(bucket), col])
     if dialect == "mysql":
         if bucket == "week":
@@ -107,7 +107,8 @@ def _bucket_key(col: exp.Expr, bucket: str, dialect: str) -> exp.Expr:
 
 def _bound(col: exp.Expr, dialect: str) -> exp.Expr:
     """The column as compared with the window's bounds (SQLite: normalised text, 'T' or not)."""
-    return col if dialect in ("postgres", "mysql") else exp.Anonymous(this="DATETIME", expressions=[col])
+    return col if dialect in ("postgres", "mysql", "spark", "databricks") else exp.Anonymous(this="DATETIME",
+                                                                                          expressions=[col])
 
 
 def _aggregates(check: Check, dialect: str) -> list[exp.Expr]:

@@ -11,9 +11,11 @@ from typing import Any, overload
 
 import sqlglot
 from sqlglot import exp
+from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import ParseError, TokenError
 
 from watchdog.errors import QueryRefused
+from watchdog.sandbox.spark_policy import SPARK_DIALECTS, vet_spark_tokens
 from watchdog.scan import regex
 
 
@@ -101,6 +103,8 @@ def literal(value: Any) -> exp.Expr:
 def condition(text: str, dialect: str) -> exp.Expr:
     """Parse a user ``where`` condition; raises QueryRefused when it is not one condition."""
     try:
+        if dialect in SPARK_DIALECTS:  # 'o''hare' is 'ohare' to Spark: refused, as in any Spark statement
+            vet_spark_tokens(Dialect.get_or_raise(dialect).tokenize(text))
         parsed = sqlglot.parse_one(text, read=dialect, into=exp.Condition)
     except (ParseError, TokenError) as exc:
         raise QueryRefused(f"invalid where condition {text!r}: {str(exc).splitlines()[0][:200]}") from None
@@ -130,7 +134,10 @@ def regex_search(value: exp.Expr, pattern: str, dialect: str) -> exp.Expr:
         return exp.RegexpLike(this=value, expression=exp.Literal.string(regex.translate(pattern, "postgres")))
     if dialect in ("sqlite", "strictsqlite"):  # the sandbox's REGEXP function is Python's re
         return exp.RegexpLike(this=value, expression=exp.Literal.string(regex.translate(pattern, "python")))
-    raise QueryRefused(f"pattern checks run on SQLite, PostgreSQL and MySQL/MariaDB, not on {dialect}")
+    if dialect in ("spark", "databricks"):  # RLIKE is java.util.regex's find(): the PCRE spelling means the same
+        value = exp.Cast(this=value, to=exp.DataType.build("text"))
+        return exp.RegexpLike(this=value, expression=exp.Literal.string(regex.translate(pattern, "pcre")))
+    raise QueryRefused(f"pattern checks run on SQLite, PostgreSQL, MySQL/MariaDB and Spark SQL, not on {dialect}")
 
 
 def exact(value: exp.Expr, dialect: str) -> exp.Expr:

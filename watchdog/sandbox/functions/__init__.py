@@ -2,7 +2,7 @@
 
 Pure data, no sqlglot import (the SQLite worker process reads :data:`SQLITE_ALLOWED` for its
 authorizer). :func:`allowed_functions` takes a sqlglot dialect name (``postgres``, ``mysql``,
-``strictsqlite``/``sqlite``); other dialects get the functions common to all three.
+``strictsqlite``/``sqlite``, ``spark``/``databricks``); other dialects get the functions common to all three.
 """
 
 from __future__ import annotations
@@ -14,17 +14,22 @@ from watchdog.sandbox.functions.postgres import (
     POSTGRES_FUNCTIONS,
     POSTGRES_VOLATILE_ALLOWED,
 )
+from watchdog.sandbox.functions.spark import SPARK_FUNCTIONS, SPARK_VOLATILE_ALLOWED
 from watchdog.sandbox.functions.sqlite import SQLITE_FUNCTIONS, SQLITE_PRAGMA_FUNCTIONS, SQLITE_VOLATILE_ALLOWED
 
 SQLITE_ALLOWED = COMMON | SQLITE_FUNCTIONS | SQLITE_PRAGMA_FUNCTIONS
 POSTGRES_ALLOWED = COMMON | POSTGRES_FUNCTIONS | POSTGRES_VOLATILE_ALLOWED
 MYSQL_ALLOWED = COMMON | MYSQL_FUNCTIONS
+#: Spark SQL (Thrift server, Databricks): the server's own names only, no COMMON extras
+SPARK_ALLOWED = SPARK_FUNCTIONS
 
 _BY_DIALECT = {
     "sqlite": SQLITE_ALLOWED,
     "strictsqlite": SQLITE_ALLOWED,
     "postgres": POSTGRES_ALLOWED,
     "mysql": MYSQL_ALLOWED,
+    "spark": SPARK_ALLOWED,
+    "databricks": SPARK_ALLOWED,
 }
 
 #: volatile (non-deterministic) functions each database may still call, reviewed one by one
@@ -32,6 +37,7 @@ VOLATILE_ALLOWED = {
     "strictsqlite": SQLITE_VOLATILE_ALLOWED,
     "postgres": POSTGRES_VOLATILE_ALLOWED,
     "mysql": MYSQL_VOLATILE_ALLOWED,
+    "spark": SPARK_VOLATILE_ALLOWED,
 }
 
 #: relations (tables/views) no statement may read, per dialect
