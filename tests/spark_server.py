@@ -161,6 +161,10 @@ class SparkDatabase(TestDatabase):
     def quote(self, name: str) -> str:
         return "`" + name.replace("`", "``") + "`"
 
+    def run(self, *statements: str) -> None:
+        # PyHive formats the text with the (empty) parameters SQLAlchemy passes: a literal % is written %%
+        super().run(*(s.replace("%", "%%") for s in statements))
+
     def create_table(self, name: str, columns: dict[str, str], rows: Iterable[Sequence[Any]] = ()) -> None:
         cols = ", ".join(f"{self.quote(c)} {SPARK_TYPES.get(t, t)}" for c, t in columns.items())
         self.run(f"CREATE TABLE {self.quote(name)} ({cols}) USING parquet")
