@@ -170,6 +170,18 @@ def test_batching_is_one_aggregate_statement_per_table(spark_db: SparkDatabase, 
     assert tallies["spark"] == tallies["postgresql"]
 
 
+def test_catalog_types_read_as_on_postgresql(spark_db: SparkDatabase, make_database):
+    columns = {"i": "int", "b": "bigint", "t": "text", "r": "real", "ts": "timestamp", "d": "date"}
+    generic = {}
+    for db in (spark_db, make_database("postgresql")):
+        db.create_table("typed", columns)
+        with Sandbox(db.url) as box:
+            generic[db.kind] = [(c["name"], c["generic"]) for c in box.columns("typed")]
+            with pytest.raises(QueryError, match="no such table"):  # a name is only a name (quoted in DESCRIBE)
+                box.columns("typed; DROP TABLE typed")
+    assert generic["spark"] == generic["postgresql"]
+
+
 # ---------------------------------------------------------------- the function allowlist vs the catalogue
 
 

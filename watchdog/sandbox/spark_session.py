@@ -69,6 +69,7 @@ class SparkSession(_EngineSession):
         # no pre-ping: on Spark even SELECT 1 is a job; a stale pooled connection fails and is replaced
         self._engine: Any = sa.create_engine(url, pool_size=2, pool_pre_ping=False,
                                              connect_args={"configuration": settings})
+        _quote_describe(self._engine.dialect)
 
     def _begin(self, conn: sa.Connection, raw: Any, timeout_s: float) -> None:
         raw._watchdog_deadline = time.monotonic() + timeout_s
@@ -150,6 +151,29 @@ class _PolledCursor:
     def close(self) -> None:
         with contextlib.suppress(Exception):  # an operation on a broken session: the session goes anyway
             self._cursor.close()
+
+
+def _quote_describe(dialect: Any) -> None:
+    """The catalog reads (:mod:`watchdog.sandbox.catalog`) go through PyHive's ``DESCRIBE schema.table``, which
+    pastes the names in as they are: quote each with backticks, so a table name from a suite is only ever a
+    name, and a missing table is "no such table" rather than a lost connection."""
+    import sqlalchemy as sa
+
+    original = dialect._get_table_columns
+
+    def columns(connection: Any, table_name: str, schema: str | None) -> Any:
+        try:
+            return original(connection, _backticked(table_name), _backticked(schema) if schema else None)
+        except sa.exc.DBAPIError as exc:
+            if any(code in str(exc) for code in ("TABLE_OR_VIEW_NOT_FOUND", "SCHEMA_NOT_FOUND")):
+                raise sa.exc.NoSuchTableError(table_name) from None
+            raise
+
+    dialect._get_table_columns = columns
+
+
+def _backticked(name: str) -> str:
+    return "`" + name.replace("`", "``") + "`"
 
 
 def _spark_message(exc: BaseException) -> str:
