@@ -22,6 +22,8 @@ itself cannot enforce is in SECURITY.md (use a read-only catalog role or Thrift 
 from __future__ import annotations
 
 import contextlib
+import logging
+import re
 import socket
 import time
 from typing import TYPE_CHECKING, Any
@@ -41,6 +43,9 @@ SESSION_SETTINGS = {
     # a status request answers at once instead of waiting up to 5 s for the statement to end
     "hive.server2.long.polling.timeout": "50ms",
 }
+#: the Thrift transport logs a failed connect at ERROR level; the sandbox reports it as one line itself
+logging.getLogger("thrift.transport.TSocket").setLevel(logging.CRITICAL)
+
 #: the first and the longest pause between two looks at a running statement
 POLL_FIRST_S, POLL_MAX_S = 0.01, 0.2
 
@@ -88,6 +93,9 @@ class SparkSession(_EngineSession):
 
     def _cancel(self, raw: Any) -> None:
         raw._watchdog_cancel = True  # the polling thread cancels on the server (one Thrift client, one thread)
+
+    def _message(self, exc: BaseException) -> str:
+        return _spark_message(exc)
 
     def _translate(self, exc: Exception, timeout_s: float, elapsed: float) -> Exception:
         message = _spark_message(exc)
@@ -181,7 +189,10 @@ def _spark_message(exc: BaseException) -> str:
     first = exc.args[0] if getattr(exc, "args", None) else None
     text = getattr(first, "errorMessage", None) or getattr(getattr(first, "status", None), "errorMessage", None)
     message = _driver_message(Exception(text)) if isinstance(text, str) and text.strip() else _driver_message(exc)
-    for noise in ("org.apache.hive.service.cli.HiveSQLException: ", "Error running query: "):
-        message = message.removeprefix(noise)
-    head, _, tail = message.partition("org.apache.spark.sql.AnalysisException: ")
-    return tail or head
+    message = message.removeprefix("Error running query: ")
+    message = _JAVA_EXCEPTION.sub("", message)  # the Java class names say nothing the error class does not
+    return _REPEATED_CLASS.sub(r"\1", message)
+
+
+_JAVA_EXCEPTION = re.compile(r"\b(?:org|java)\.[\w.$]+(?:Exception|Error): (?:Error running query: )?")
+_REPEATED_CLASS = re.compile(r"^(\[[A-Z_.]+\]) \1")
