@@ -24,7 +24,7 @@ from tests import test_counting_rules as rules
 from tests import test_oracle_great_expectations as gx
 from tests import test_regex_corpus as regex_corpus
 from tests.spark_server import SparkDatabase, create_spark_database
-from tests.test_attack_corpus import GRACE_S, TMP_PLACEHOLDER, WORDS, load_cases
+from tests.test_attack_corpus import ATTACKS, GRACE_S, TMP_PLACEHOLDER, WORDS, load_cases
 from tests.test_function_allowlist import _refused_everywhere
 from watchdog.errors import QueryError, QueryRefused, QueryTimeout, SandboxError
 from watchdog.findings import Finding
@@ -252,6 +252,28 @@ def target(spark_admin_url: str, tmp_path_factory: pytest.TempPathFactory) -> An
 def test_the_spark_corpus_is_well_formed():
     assert len(SPARK_ATTACKS) >= 80 and len({c.id for c in SPARK_ATTACKS}) == len(SPARK_ATTACKS)
     assert all(c.dialects == ("spark",) and c.why and c.expect in ("refused", "harmless") for c in SPARK_ATTACKS)
+
+
+#: generic corpus cases refused on PostgreSQL that mean something harmless to Spark, and why
+HARMLESS_ON_SPARK = {
+    "backslash-quote-standard": "to Spark \\' is an escaped quote: one string, as spark-backslash-quote shows",
+    "pg-hba-file-rules-view": "a PostgreSQL catalog view: no such table on Spark",
+    "pg-ident-file-mappings-view": "a PostgreSQL catalog view: no such table on Spark",
+    "pg-file-settings-view": "a PostgreSQL catalog view: no such table on Spark",
+    "pg-authid-hashes": "a PostgreSQL catalog table: no such table on Spark",
+}
+
+
+def test_the_generic_corpus_refused_on_postgresql_is_refused_on_spark():
+    """The shared corpus (writes, tricks, PostgreSQL hazards, exhaustion) through the Spark parser."""
+    passed = []
+    for case in [c for c in ATTACKS if c.expect == "refused" and "postgresql" in c.dialects]:
+        try:
+            ReadOnlyPolicy("spark").vet(case.sql.replace(TMP_PLACEHOLDER, "/tmp/wd_never_"))
+        except QueryRefused:
+            continue
+        passed.append(case.id)
+    assert sorted(passed) == sorted(HARMLESS_ON_SPARK)
 
 
 @pytest.mark.parametrize("case", [pytest.param(c, id=c.id) for c in SPARK_ATTACKS if c.expect == "refused"])
