@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from watchdog.errors import DatabaseUnavailable
 from watchdog.redact import redact_url
 from watchdog.sandbox import cancel as cancelling
+from watchdog.sandbox.dialects import missing_driver
 from watchdog.sandbox.direct import psycopg_conninfo
 from watchdog.sandbox.policy import ReadOnlyPolicy, sqlglot_dialect
 from watchdog.sandbox.result import QueryResult
@@ -31,6 +32,9 @@ def unknown_dialect(drivername: str) -> str:
     if backend == "hive":
         return ("hive:// (Spark SQL through the Spark Thrift server) needs PyHive: "
                 "pip install 'watchdog-dq[spark]'")
+    missing = missing_driver(backend)
+    if missing is not None:
+        return missing
     if driver and backend in ("sqlite", "postgresql", "mysql", "mariadb"):
         return (f"the driver {driver!r} for {backend} is not installed or not known; "
                 f"use e.g. {_EXAMPLES[backend]}")
@@ -96,6 +100,11 @@ class Sandbox:
                 session = open_session(url)
             except NoSuchModuleError:
                 raise DatabaseUnavailable(unknown_dialect(make_url(url).drivername)) from None
+            except ImportError:  # a warehouse's SQLAlchemy dialect is there but not its driver
+                missing = missing_driver(backend)
+                if missing is None:
+                    raise
+                raise DatabaseUnavailable(missing) from None
         self._session = session
         self._listeners: list[Callable[[str], None]] = []
         self._lock = threading.Lock()

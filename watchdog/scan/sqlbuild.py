@@ -16,7 +16,7 @@ from sqlglot.errors import ParseError, TokenError
 
 from watchdog.errors import QueryRefused
 from watchdog.sandbox.spark_policy import SPARK_DIALECTS, vet_spark_tokens
-from watchdog.scan import regex
+from watchdog.scan import regex, regex_warehouse
 
 
 def ident(name: str) -> exp.Identifier:
@@ -134,21 +134,45 @@ def regex_search(value: exp.Expr, pattern: str, dialect: str) -> exp.Expr:
         return exp.RegexpLike(this=value, expression=exp.Literal.string(regex.translate(pattern, "postgres")))
     if dialect in ("sqlite", "strictsqlite"):  # the sandbox's REGEXP function is Python's re
         return exp.RegexpLike(this=value, expression=exp.Literal.string(regex.translate(pattern, "python")))
-    if dialect in ("spark", "databricks"):  # RLIKE is java.util.regex's find(): the PCRE spelling means the same
+    if dialect == "spark":  # RLIKE is java.util.regex's find(), as on Databricks
         value = exp.Cast(this=value, to=exp.DataType.build("text"))
-        return exp.RegexpLike(this=value, expression=exp.Literal.string(regex.translate(pattern, "pcre")))
-    raise QueryRefused(f"pattern checks run on SQLite, PostgreSQL, MySQL/MariaDB and Spark SQL, not on {dialect}")
+        return exp.RegexpLike(this=value, expression=exp.Literal.string(regex.translate(pattern, "java")))
+    if dialect in regex_warehouse.ENGINE:  # Trino, Snowflake, BigQuery, Databricks: generated SQL only
+        return regex_warehouse.search(value, pattern, dialect)
+    raise QueryRefused(f"pattern checks run on SQLite, PostgreSQL, MySQL/MariaDB, Spark SQL and the warehouses, "
+                       f"not on {dialect}")
 
 
-def exact(value: exp.Expr, dialect: str) -> exp.Expr:
+#: a collation that compares by code point (case- and trailing-space-sensitive), per warehouse
+BINARY_COLLATION = {"snowflake": "utf8", "bigquery": "binary", "databricks": "UTF8_BINARY"}
+
+
+def exact(value: exp.Expr, dialect: str, kind: str = "unknown") -> exp.Expr:
     """``value`` compared byte for byte: case- and trailing-space-sensitive on every database.
 
     PostgreSQL and SQLite already compare text exactly; MySQL/MariaDB's default collations do
-    not ('Active' = 'active', 'a ' = 'a'), so there the value is cast to BINARY.
+    not ('Active' = 'active', 'a ' = 'a'), so there the value is cast to BINARY. Trino has no
+    collations (varchar compares by code point). Snowflake, BigQuery and Databricks compare by code
+    point unless a column is declared with a collation: a column known to be text (``kind``, from the
+    catalogue) is given the binary collation explicitly (COLLATE is an error on other types).
     """
     if dialect == "mysql":
         return exp.Cast(this=value, to=exp.DataType.build("binary"))
+    if kind == "text" and dialect in BINARY_COLLATION:
+        name = BINARY_COLLATION[dialect]
+        if dialect == "databricks":  # DBR 16.1+: an identifier, `x COLLATE UTF8_BINARY`
+            return exp.Collate(this=value, expression=exp.Var(this=name))
+        return exp.Anonymous(this="COLLATE", expressions=[value, exp.Literal.string(name)])
     return value
+
+
+def temporal_literal(text: str, declared: str, dialect: str) -> exp.Expr:
+    """An ISO date/time compared with a date/time column: Trino compares text with neither, so it is cast
+    there (to DATE for a DATE column, else TIMESTAMP); elsewhere the text itself (the database converts it)."""
+    value = exp.Literal.string(text)
+    if dialect != "trino":
+        return value
+    return exp.Cast(this=value, to=exp.DataType.build("date" if declared.lower().startswith("date") else "timestamp"))
 
 
 @overload
