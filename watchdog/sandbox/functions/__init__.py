@@ -2,7 +2,8 @@
 
 Pure data, no sqlglot import (the SQLite worker process reads :data:`SQLITE_ALLOWED` for its
 authorizer). :func:`allowed_functions` takes a sqlglot dialect name (``postgres``, ``mysql``,
-``strictsqlite``/``sqlite``, ``duckdb``); other dialects get the functions common to all three.
+``strictsqlite``/``sqlite``, ``duckdb``, ``spark``/``databricks``); other dialects get the functions common
+to all three.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from watchdog.sandbox.functions.postgres import (
     POSTGRES_FUNCTIONS,
     POSTGRES_VOLATILE_ALLOWED,
 )
+from watchdog.sandbox.functions.spark import SPARK_FUNCTIONS, SPARK_VOLATILE_ALLOWED
 from watchdog.sandbox.functions.sqlite import SQLITE_FUNCTIONS, SQLITE_PRAGMA_FUNCTIONS, SQLITE_VOLATILE_ALLOWED
 from watchdog.sandbox.functions.warehouses import (
     BIGQUERY_FUNCTIONS,
@@ -28,6 +30,8 @@ POSTGRES_ALLOWED = COMMON | POSTGRES_FUNCTIONS | POSTGRES_VOLATILE_ALLOWED
 MYSQL_ALLOWED = COMMON | MYSQL_FUNCTIONS
 #: DuckDB: its own reviewed list only (COMMON's names are all on it, or DuckDB has no such function)
 DUCKDB_ALLOWED = DUCKDB_FUNCTIONS
+#: Spark SQL (Thrift server, Databricks): the server's own names only, no COMMON extras
+SPARK_ALLOWED = SPARK_FUNCTIONS
 
 _BY_DIALECT = {
     "sqlite": SQLITE_ALLOWED,
@@ -35,6 +39,7 @@ _BY_DIALECT = {
     "postgres": POSTGRES_ALLOWED,
     "mysql": MYSQL_ALLOWED,
     "duckdb": DUCKDB_ALLOWED,
+    "spark": SPARK_ALLOWED,
     # warehouses: generated SQL only, not tested against a live server (see functions/warehouses.py)
     "trino": COMMON | TRINO_FUNCTIONS,
     "snowflake": COMMON | SNOWFLAKE_FUNCTIONS,
@@ -48,6 +53,7 @@ VOLATILE_ALLOWED = {
     "postgres": POSTGRES_VOLATILE_ALLOWED,
     "mysql": MYSQL_VOLATILE_ALLOWED,
     "duckdb": DUCKDB_VOLATILE_ALLOWED,
+    "spark": SPARK_VOLATILE_ALLOWED,
 }
 
 #: relations (tables/views) no statement may read, per dialect
