@@ -1,0 +1,99 @@
+"""Start-up shortcuts keep the sandbox's guarantees: a SQLite worker started ahead of need is the
+same worker (read-only, killed when late, memory-capped), and ``watchdog scan`` loads only its own
+command module."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from watchdog.errors import QueryError, QueryRefused, QueryTimeout
+from watchdog.sandbox import Sandbox, sqlite_session
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    path = tmp_path / "one.db"
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE t (id INTEGER, email TEXT)")
+        conn.execute("INSERT INTO t VALUES (1, 'a@b.io')")
+    return path
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    status = Path(f"/proc/{pid}/status")
+    return not (status.exists() and "zombie" in status.read_text())
+
+
+def test_a_prestarted_worker_is_taken_by_the_next_session_and_keeps_every_limit(db):
+    sqlite_session.prestart_for(f"sqlite:///{db}")
+    assert len(sqlite_session._SPARE) == 1
+    spare = sqlite_session._SPARE[0]
+    with Sandbox(f"sqlite:///{db}", timeout_s=0.5) as box:
+        assert box.query("SELECT count(*) FROM t").scalar() == 1
+        assert sqlite_session._SPARE == []  # taken, not a second process
+        assert box._session._worker is spare
+        with pytest.raises(QueryRefused):  # still read-only inside the worker (the parser is bypassed here)
+            box._session.run("DELETE FROM t", max_rows=10, max_bytes=1000, timeout_s=1)
+        started = time.monotonic()
+        with pytest.raises(QueryTimeout):  # one uninterruptible call: the worker is killed at the deadline
+            box._session.run(f"SELECT '{'a' * 40}!' REGEXP '^(a+)+$'", max_rows=1, max_bytes=1000, timeout_s=0.3)
+        assert time.monotonic() - started < 5
+        assert not spare.alive()
+        assert box.query("SELECT count(*) FROM t").scalar() == 1  # a fresh worker for the next statement
+
+
+def test_a_prestarted_worker_has_its_memory_capped(db):
+    sqlite_session.prestart_for(f"sqlite:///{db}")
+    with Sandbox(f"sqlite:///{db}", timeout_s=20) as box:
+        box.query("SELECT 1")
+        assert sqlite_session._SPARE == []
+        # 2 GB in one value: past the worker's address-space cap, which stops it (not watchdog)
+        with pytest.raises(QueryError, match="out of memory"):
+            box._session.run("SELECT length(printf('%!.*c', 2000000000, 'x'))", max_rows=1,
+                             max_bytes=10_000_000_000, timeout_s=20)
+
+
+def test_no_worker_is_prestarted_for_a_missing_file_or_another_database(tmp_path):
+    sqlite_session.prestart_for(f"sqlite:///{tmp_path / 'missing.db'}")
+    sqlite_session.prestart_for("postgresql://u@127.0.0.1/x")
+    sqlite_session.prestart_for(f"sqlite:///{tmp_path / 'x.db'}?mode=ro")
+    assert sqlite_session._SPARE == []
+
+
+def test_a_spare_worker_never_taken_is_killed_when_the_process_exits(db):
+    code = ("import sys; from watchdog.sandbox import sqlite_session as s; s.prestart_for(sys.argv[1]); "
+            "print(s._SPARE[0]._proc.pid, flush=True)")
+    run = subprocess.run([sys.executable, "-c", code, f"sqlite:///{db}"], capture_output=True, text=True,
+                         timeout=60)
+    assert run.returncode == 0, run.stderr
+    pid = int(run.stdout.strip())
+    deadline = time.monotonic() + 5
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(pid)
+
+
+def test_scan_imports_neither_other_commands_nor_the_llm_stack(db, tmp_path):
+    suite = tmp_path / "one.yaml"
+    suite.write_text("tables:\n  t:\n    - not_null: email\n    - unique: id\n", encoding="utf-8")
+    code = ("import sys; from watchdog.cli.main import main\n"
+            "try:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
+            "bad = sorted(m for m in sys.modules if m.startswith(('watchdog.cli.', 'watchdog.profile', "
+            "'watchdog.daemon', 'watchdog.mcp', 'watchdog.graph', 'sqlalchemy', 'rich', 'langchain')) "
+            "and m not in ('watchdog.cli.main', 'watchdog.cli.app', 'watchdog.cli.console', 'watchdog.cli.scan'))\n"
+            "print('LOADED', bad, file=sys.stderr)")
+    run = subprocess.run([sys.executable, "-c", code, "scan", "--db", f"sqlite:///{db}", "--checks", str(suite),
+                          "--out", str(tmp_path / "out"), "--json"], capture_output=True, text=True, timeout=120)
+    assert "LOADED []" in run.stderr, run.stderr[-2000:]
+    assert '"checks": 2' in run.stdout
