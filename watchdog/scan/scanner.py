@@ -247,7 +247,9 @@ def _add_samples(sandbox: Sandbox, checks: list[Check], measured_findings: list[
         query = table_sample(table, [(spec.condition, spec.expected) for _, _, spec in items  # type: ignore[misc]
                                      ], sample, sandbox.dialect)
         try:
-            result = sandbox.query(query.sql, max_rows=query.max_rows, parallel=True)
+            # not ``parallel``: each branch's LIMIT should end its scan at its last wanted row, and a
+            # PostgreSQL parallel scan does not stop there (the workers read on to the table's end)
+            result = sandbox.query(query.sql, max_rows=query.max_rows)
         except SandboxError:  # e.g. a database without UNION ALL of LIMITs: one query per check instead
             for check, finding, _ in items:
                 _add_sample(sandbox, check, finding, sample)
