@@ -97,3 +97,32 @@ def test_scan_imports_neither_other_commands_nor_the_llm_stack(db, tmp_path):
                           "--out", str(tmp_path / "out"), "--json"], capture_output=True, text=True, timeout=120)
     assert "LOADED []" in run.stderr, run.stderr[-2000:]
     assert '"checks": 2' in run.stdout
+
+
+PG_COLUMNS = {
+    "b": "boolean", "i2": "smallint", "i4": "integer", "i8": "bigint", "f4": "real", "f8": "double precision",
+    "n": "numeric", "n12_2": "numeric(12, 2)", "t": "text", "v": "varchar", "v20": "varchar(20)", "c3": "char(3)",
+    "d": "date", "ts": "timestamp", "tstz": "timestamptz", "tm": "time", "tmtz": "timetz", "iv": "interval",
+    "j": "json", "jb": "jsonb", "u": "uuid", "by": "bytea", "Mixed Case": "integer",
+}
+
+
+def test_postgres_column_types_read_directly_match_sqlalchemys_reading(make_database):
+    """The catalogue read without SQLAlchemy (watchdog/sandbox/pg_types.py) gives every kind and declared
+    name SQLAlchemy's inspector gives; a type it does not know hands the table to the inspector."""
+    from watchdog.sandbox import catalog, pg_types
+
+    db = make_database("postgresql")
+    cols = ", ".join(f'"{name}" {kind}' for name, kind in PG_COLUMNS.items())
+    db.run(f"CREATE TABLE wide ({cols})", "CREATE SCHEMA other", "CREATE TABLE other.\"Narrow\" (x integer)",
+           "CREATE TYPE mood AS ENUM ('ok', 'sad')", "CREATE TABLE odd (m mood, a integer[], p inet)")
+    with Sandbox(db.url) as box:
+        session = box._session
+        for table in (["wide"], ["public", "wide"], ["other", "Narrow"]):
+            direct = pg_types.column_types(session, table, timeout_s=10)
+            assert direct is not None and direct == catalog.column_types(session, table), table
+        assert len(pg_types.column_types(session, ["wide"], timeout_s=10) or {}) == len(PG_COLUMNS)
+        assert pg_types.column_types(session, ["missing"], timeout_s=10) == {} == catalog.column_types(
+            session, ["missing"])
+        assert pg_types.column_types(session, ["odd"], timeout_s=10) is None
+        assert box.column_types(["odd"]) == catalog.column_types(session, ["odd"])  # through the inspector
