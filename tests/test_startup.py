@@ -108,9 +108,9 @@ PG_COLUMNS = {
 
 
 def test_postgres_column_types_read_directly_match_sqlalchemys_reading(make_database):
-    """The catalogue read without SQLAlchemy (watchdog/sandbox/pg_types.py) gives every kind and declared
+    """The catalogue read without SQLAlchemy (watchdog/sandbox/column_kinds.py) gives every kind and declared
     name SQLAlchemy's inspector gives; a type it does not know hands the table to the inspector."""
-    from watchdog.sandbox import catalog, pg_types
+    from watchdog.sandbox import catalog, column_kinds
 
     db = make_database("postgresql")
     cols = ", ".join(f'"{name}" {kind}' for name, kind in PG_COLUMNS.items())
@@ -119,10 +119,41 @@ def test_postgres_column_types_read_directly_match_sqlalchemys_reading(make_data
     with Sandbox(db.url) as box:
         session = box._session
         for table in (["wide"], ["public", "wide"], ["other", "Narrow"]):
-            direct = pg_types.column_types(session, table, timeout_s=10)
+            direct = column_kinds.postgres(session, table, timeout_s=10)
             assert direct is not None and direct == catalog.column_types(session, table), table
-        assert len(pg_types.column_types(session, ["wide"], timeout_s=10) or {}) == len(PG_COLUMNS)
-        assert pg_types.column_types(session, ["missing"], timeout_s=10) == {} == catalog.column_types(
+        assert len(column_kinds.postgres(session, ["wide"], timeout_s=10) or {}) == len(PG_COLUMNS)
+        assert column_kinds.postgres(session, ["missing"], timeout_s=10) == {} == catalog.column_types(
             session, ["missing"])
-        assert pg_types.column_types(session, ["odd"], timeout_s=10) is None
+        assert column_kinds.postgres(session, ["odd"], timeout_s=10) is None
         assert box.column_types(["odd"]) == catalog.column_types(session, ["odd"])  # through the inspector
+
+
+SQLITE_TYPES = ["INTEGER", "int", "BIGINT", "SMALLINT", "NUMERIC", "NUMERIC(10,2)", "DECIMAL(8, 3)", "DECIMAL(5)",
+                "FLOAT", "REAL", "DOUBLE", "BOOL", "BOOLEAN", "CHAR(3)", "VARCHAR(20)", "varchar", "NVARCHAR(9)",
+                "NCHAR", "TEXT", "DATE", "DATETIME", "TIME", "TIMESTAMP", ""]
+SQLITE_ODD = ["DOUBLE PRECISION", "VARCHAR (20)", "INTEGER(5)", "BLOB", "POINT", "STRING", "JSON", "TEXT(10)",
+              "FLOAT(8)", "MEDIUMINT"]
+
+
+@pytest.mark.parametrize("odd", [None, *SQLITE_ODD])
+def test_sqlite_column_types_read_directly_match_sqlalchemys_reading(tmp_path, odd):
+    from watchdog.sandbox import catalog, column_kinds
+
+    path = tmp_path / "types.db"
+    declared = SQLITE_TYPES + ([odd] if odd is not None else [])
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE wide (" + ", ".join(f'"c{i}" {t}' for i, t in enumerate(declared)) + ")")
+        conn.execute('CREATE TABLE "Mixed Case" (x INTEGER, y INTEGER GENERATED ALWAYS AS (x + 1))')
+    with Sandbox(f"sqlite:///{path}") as box:
+        session = box._session
+        direct = column_kinds.sqlite(session, ["wide"], timeout_s=10)
+        expected = catalog.column_types(session, ["wide"])
+        if odd is None:
+            assert direct == expected and len(direct) == len(SQLITE_TYPES)
+            assert column_kinds.sqlite(session, ["main", "wide"], timeout_s=10) == expected
+            assert column_kinds.sqlite(session, ["missing"], timeout_s=10) == {} == catalog.column_types(
+                session, ["missing"])
+            assert column_kinds.sqlite(session, ["Mixed Case"], timeout_s=10) is None  # generated: the inspector's
+        else:  # read directly only when it reads as SQLAlchemy does
+            assert direct is None or direct == expected
+        assert box.column_types(["wide"]) == expected

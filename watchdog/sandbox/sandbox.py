@@ -146,10 +146,13 @@ class Sandbox:
         if key not in cache:
             with self._lock:
                 found = None
-                if hasattr(getattr(self._session, "_engine", None), "_conninfo"):  # direct psycopg: no SQLAlchemy
-                    from watchdog.sandbox import pg_types
+                direct = getattr(self._session, "dialect_name", "") == "sqlite" or hasattr(
+                    getattr(self._session, "_engine", None), "_conninfo")  # SQLite, psycopg: no SQLAlchemy
+                if direct:
+                    from watchdog.sandbox import column_kinds
 
-                    found = pg_types.column_types(self._session, list(table), timeout_s=self.timeout_s)
+                    read = column_kinds.sqlite if self._session.dialect_name == "sqlite" else column_kinds.postgres
+                    found = read(self._session, list(table), timeout_s=self.timeout_s)
                 if found is None:
                     from watchdog.sandbox.catalog import column_types
 
