@@ -82,3 +82,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         for marker, words in _NEEDS.items():
             if any(word in text for word in words):
                 item.add_marker(getattr(pytest.mark, marker))
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--update-golden", action="store_true", default=False,
+                     help="rewrite the golden SQL files (tests/golden/) instead of comparing them")

@@ -53,14 +53,16 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root / "site"
 
 
-def chromium(page: Path, tmp_path: Path, screenshot: Path | None = None) -> tuple[str, str]:
-    """The DOM Chromium builds from ``page`` (JavaScript off is irrelevant: the pages have none), and its log."""
+def chromium(page: Path | str, tmp_path: Path, screenshot: Path | None = None) -> tuple[str, str]:
+    """The DOM Chromium builds from ``page`` (a file, or a URL) and its log (JavaScript off is irrelevant:
+    the pages have none)."""
     assert CHROMIUM, "Chromium is needed (Debian: apt-get install chromium; .ci/run installs it)"
     args = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-sync",
             "--disable-background-networking", "--disable-component-update", "--enable-logging=stderr", "--v=0",
             f"--user-data-dir={tmp_path / 'chrome-profile'}", "--window-size=1200,1600"]
     args += [f"--screenshot={screenshot}"] if screenshot else ["--dump-dom"]
-    done = subprocess.run([*args, page.as_uri()], capture_output=True, text=True, timeout=120)
+    target = page.as_uri() if isinstance(page, Path) else page
+    done = subprocess.run([*args, target], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     return done.stdout, done.stderr
 

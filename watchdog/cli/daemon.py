@@ -8,6 +8,7 @@ import logging
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -20,8 +21,14 @@ from watchdog.cli.app import CONTEXT, cli, config_option
               help="Stop cleanly after this many seconds (default: run until SIGTERM or Ctrl-C).")
 @click.option("--grace", type=click.FloatRange(min=0), default=60.0, show_default=True, metavar="SECONDS",
               help="On stop, how long to wait for running audits before recording them interrupted.")
+@click.option("--ui", "ui_bind", metavar="[HOST:]PORT", default=None,
+              help="Also serve the dashboard live, read-only, at HOST:PORT (':8080' is 127.0.0.1:8080). Any "
+                   "address but loopback needs a token in $WATCHDOG_UI_TOKEN.")
+@click.option("--no-schedule", is_flag=True,
+              help="With --ui: serve the pages only; run no audit (no lease, no lock: beside another serve).")
 @click.pass_context
-def serve(ctx: click.Context, config_path: Path | None, duration: float | None, grace: float) -> None:
+def serve(ctx: click.Context, config_path: Path | None, duration: float | None, grace: float,
+          ui_bind: str | None, no_schedule: bool) -> None:
     """Run every audit that has a `schedule:` on it, until stopped.
 
     Each run is the same as `watchdog run <audit>`: recorded in the history, filed, delivered.
@@ -35,26 +42,59 @@ def serve(ctx: click.Context, config_path: Path | None, duration: float | None, 
     exit 0. A second signal, or the grace running out, stops at once: the runs still going are
     recorded `interrupted` (exit 130). A bad configuration stops it at start (exit 3).
 
+    --ui serves the pages `watchdog dashboard` writes, drawn from the history at each request (a new
+    run shows on reload), and each run's report.html, report.md and findings.json; GET and HEAD
+    only. A port in use is one line (exit 3).
+
     \b
     Example:
         watchdog serve
         watchdog serve --config config/watchdog.yaml --grace 300
         watchdog serve --for 60          # a smoke check: serve one minute, then stop cleanly
+        watchdog serve --ui :8080        # and the dashboard at http://127.0.0.1:8080/
+        watchdog serve --ui :8080 --no-schedule
+        WATCHDOG_UI_TOKEN=... watchdog serve --ui 0.0.0.0:8080 --no-schedule
     """
     from watchdog.daemon.log import configure_logging
     from watchdog.daemon.service import FORCED_EXIT
     from watchdog.daemon.service import serve as run_daemon
     from watchdog.settings import load_settings
 
+    if no_schedule and not ui_bind:
+        raise click.UsageError("--no-schedule serves the pages only: it needs --ui [HOST:]PORT")
     settings = load_settings(config_path)
     configure_logging(debug=bool((ctx.find_root().obj or {}).get("debug")))
-    code = run_daemon(settings, duration=duration, grace=grace)
+    ui = _start_ui(settings, ui_bind) if ui_bind else None
+    try:
+        code = _pages_only(duration) if no_schedule else run_daemon(settings, duration=duration, grace=grace)
+    finally:
+        if ui is not None:
+            ui.stop()
+    if no_schedule:
+        logging.getLogger("watchdog.ui").info("stopped cleanly")
     if code == FORCED_EXIT:  # audits abandoned mid-run: their threads cannot be joined, leave now
         logging.shutdown()
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(code)
     sys.exit(code)
+
+
+def _start_ui(settings: Any, bind: str) -> Any:
+    from watchdog.daemon.ui import TOKEN_ENV, start_ui
+    from watchdog.redact import register_secret
+
+    token = os.environ.get(TOKEN_ENV) or None
+    register_secret(token)
+    return start_ui(settings, bind, token=token)
+
+
+def _pages_only(duration: float | None) -> int:
+    from watchdog.daemon.ui import log, wait_for_stop
+
+    log.info("pages only (--no-schedule): no audit runs here; stop with SIGTERM or Ctrl-C")
+    log.info("stopping (%s)", wait_for_stop(duration))
+    return 0
 
 
 @cli.command(context_settings=CONTEXT)

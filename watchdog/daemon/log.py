@@ -26,7 +26,7 @@ class _UtcFormatter(logging.Formatter):
 
 def configure_logging(debug: bool = False) -> None:
     """Daemon logging: one line per event on stderr, UTC time stamps, secrets masked;
-    ``watchdog.daemon.scheduler`` at INFO (DEBUG with ``--debug``)."""
+    ``watchdog.scheduler`` and ``watchdog.ui`` at INFO (DEBUG with ``--debug``)."""
     root = logging.getLogger()
     if not root.handlers:
         stderr = logging.StreamHandler()
@@ -34,7 +34,8 @@ def configure_logging(debug: bool = False) -> None:
         root.addHandler(stderr)
     for handler in root.handlers:
         handler.setFormatter(_UtcFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    logging.getLogger("watchdog.scheduler").setLevel(logging.DEBUG if debug else logging.INFO)
+    for name in ("watchdog.scheduler", "watchdog.ui"):
+        logging.getLogger(name).setLevel(logging.DEBUG if debug else logging.INFO)
     for name, needle in (("apscheduler.scheduler", "maximum number of running instances"),
                          ("apscheduler.executors.default", "was missed by")):
         target = logging.getLogger(name)

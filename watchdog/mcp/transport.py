@@ -16,11 +16,11 @@ log = logging.getLogger("watchdog.mcp")
 TOKEN_ENV = "WATCHDOG_MCP_TOKEN"
 
 
-def parse_bind(text: str) -> tuple[str, int]:
-    """``HOST:PORT`` or ``:PORT`` (loopback) -> (host, port)."""
-    host, sep, port = text.rpartition(":")
-    if not sep or not port.isdigit() or not 0 < int(port) < 65536:
-        raise ConfigError(f"--http takes HOST:PORT (e.g. 127.0.0.1:8765), not {text!r}")
+def parse_bind(text: str, option: str = "--http") -> tuple[str, int]:
+    """``HOST:PORT``, ``:PORT`` or ``PORT`` (loopback) -> (host, port); ``option`` names the flag in the error."""
+    host, _, port = text.rpartition(":")
+    if not port.isdigit() or not 0 < int(port) < 65536:
+        raise ConfigError(f"{option} takes [HOST:]PORT (e.g. 127.0.0.1:8765), not {text!r}")
     return (host.strip("[]") or "127.0.0.1"), int(port)
 
 

@@ -8,9 +8,11 @@ and a link to each run's filed report.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from watchdog.report.charts import Point, series_svg
 from watchdog.report.html import environment
@@ -77,38 +79,63 @@ def sparklines(store: Any, audit: str, runs: int = 10) -> dict[str, str]:
             for s in audit_series(recent, findings)}
 
 
-def _report_link(run: Any, out_dir: Path) -> str | None:
+#: the files of a filed run the pages link to (and ``serve --ui`` serves), with their content types
+RUN_FILES = {"report.html": "text/html; charset=utf-8", "report.md": "text/markdown; charset=utf-8",
+             "findings.json": "application/json"}
+
+
+def page_href(audit: str) -> str:
+    """The address of an audit's page, relative to the index (the name percent-encoded: any name is safe)."""
+    return quote(audit, safe="") + ".html"
+
+
+def run_files(run: Any) -> list[tuple[str, Path]]:
+    """(name, path) of each of :data:`RUN_FILES` present in ``run``'s filed folder."""
     if not run.out_dir:
-        return None
-    for name in ("report.html", "report.md"):
-        target = Path(run.out_dir) / name
-        if target.is_file():
-            return os.path.relpath(target, out_dir)
-    return None
+        return []
+    folder = Path(run.out_dir)
+    return [(name, folder / name) for name in RUN_FILES if (folder / name).is_file()]
+
+
+def index_page(store: Any, audits: list[str], *, runs_per_audit: int = DEFAULT_RUNS,
+               live: dict[str, Any] | None = None) -> str:
+    """``index.html``: each audit's status timeline."""
+    entries = []
+    for audit in audits:
+        runs = store.list_runs(audit, limit=runs_per_audit)
+        entries.append({"name": audit, "page": page_href(audit), "runs": list(reversed(runs)),
+                        "latest": runs[0] if runs else None})
+    return str(environment().get_template("dashboard_index.html.j2").render(audits=entries, live=live))
+
+
+def audit_page(store: Any, audit: str, links: Callable[[Any], list[tuple[str, str]]], *,
+               runs_per_audit: int = DEFAULT_RUNS, live: dict[str, Any] | None = None) -> str:
+    """An audit's page: its runs (each with ``links(run)``: (label, href) of its files), a chart per check."""
+    runs = store.list_runs(audit, limit=runs_per_audit)
+    findings = {run.id: store.findings_of(run.id) for run in runs}
+    return str(environment().get_template("dashboard_audit.html.j2").render(
+        audit=audit, runs=list(reversed(runs)), series=audit_series(runs, findings),
+        links={run.id: links(run) for run in runs}, live=live))
 
 
 def build_dashboard(settings: Any, out_dir: Path, *, runs_per_audit: int = DEFAULT_RUNS) -> list[Path]:
     """Write the site into ``out_dir``; returns the pages written."""
     from watchdog.history import HistoryStore
 
+    def relative(run: Any) -> list[tuple[str, str]]:
+        return [(name, quote(os.path.relpath(path, out_dir))) for name, path in run_files(run)]
+
     out_dir.mkdir(parents=True, exist_ok=True)
-    env = environment()
     store = HistoryStore(settings.history_url())
     written: list[Path] = []
-    audits = []
     try:
         for audit in sorted(settings.audits):
-            runs = store.list_runs(audit, limit=runs_per_audit)
-            findings = {run.id: store.findings_of(run.id) for run in runs}
             page = out_dir / f"{audit}.html"
-            audits.append({"name": audit, "page": page.name, "runs": list(reversed(runs)),
-                           "latest": runs[0] if runs else None})
-            page.write_text(env.get_template("dashboard_audit.html.j2").render(
-                audit=audit, runs=list(reversed(runs)), series=audit_series(runs, findings),
-                links={run.id: _report_link(run, out_dir) for run in runs}), encoding="utf-8")
+            page.write_text(audit_page(store, audit, relative, runs_per_audit=runs_per_audit), encoding="utf-8")
             written.append(page)
+        index = out_dir / "index.html"
+        index.write_text(index_page(store, sorted(settings.audits), runs_per_audit=runs_per_audit),
+                         encoding="utf-8")
     finally:
         store.close()
-    index = out_dir / "index.html"
-    index.write_text(env.get_template("dashboard_index.html.j2").render(audits=audits), encoding="utf-8")
     return [index, *written]

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from watchdog.errors import DatabaseUnavailable
 from watchdog.redact import redact_url
 from watchdog.sandbox import cancel as cancelling
+from watchdog.sandbox.dialects import missing_driver
 from watchdog.sandbox.direct import psycopg_conninfo
 from watchdog.sandbox.policy import ReadOnlyPolicy, sqlglot_dialect
 from watchdog.sandbox.result import QueryResult
@@ -28,6 +29,9 @@ DEFAULT_MAX_BYTES = 16 * 1024 * 1024
 def unknown_dialect(drivername: str) -> str:
     """The message for a URL whose database kind or driver SQLAlchemy cannot load."""
     backend, _, driver = drivername.partition("+")
+    missing = missing_driver(backend)
+    if missing is not None:
+        return missing
     if driver and backend in ("sqlite", "postgresql", "mysql", "mariadb"):
         return (f"the driver {driver!r} for {backend} is not installed or not known; "
                 f"use e.g. {_EXAMPLES[backend]}")
@@ -97,6 +101,11 @@ class Sandbox:
                 session = open_session(url)
             except NoSuchModuleError:
                 raise DatabaseUnavailable(unknown_dialect(make_url(url).drivername)) from None
+            except ImportError:  # a warehouse's SQLAlchemy dialect is there but not its driver
+                missing = missing_driver(backend)
+                if missing is None:
+                    raise
+                raise DatabaseUnavailable(missing) from None
         self._session = session
         self._listeners: list[Callable[[str], None]] = []
         self._lock = threading.Lock()

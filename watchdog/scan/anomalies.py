@@ -89,7 +89,16 @@ def current_bucket_start(now: datetime, bucket: str) -> datetime:
     return start
 
 
+#: warehouses (generated SQL only): weeks start on Monday everywhere (Snowflake: with WEEK_START at its default 0)
+WAREHOUSE_DIALECTS = ("trino", "snowflake", "bigquery", "databricks")
+
+
 def _bucket_key(col: exp.Expr, bucket: str, dialect: str) -> exp.Expr:
+    if dialect == "bigquery":  # the column as a DATETIME (a TIMESTAMP in UTC), weeks from Monday
+        unit: exp.Expr = exp.var("WEEK(MONDAY)") if bucket == "week" else exp.var(bucket.upper())
+        return exp.Anonymous(this="DATETIME_TRUNC", expressions=[_bound(col, dialect), unit])
+    if dialect in WAREHOUSE_DIALECTS:  # DATE_TRUNC('DAY', col): the unit is case-insensitive on all three
+        return exp.TimestampTrunc(this=col, unit=exp.var(bucket.upper()))
     if dialect == "postgres":
         return exp.Anonymous(this="DATE_TRUNC", expressions=[exp.Literal.string(bucket), col])
     if dialect == "mysql":
@@ -107,7 +116,19 @@ def _bucket_key(col: exp.Expr, bucket: str, dialect: str) -> exp.Expr:
 
 def _bound(col: exp.Expr, dialect: str) -> exp.Expr:
     """The column as compared with the window's bounds (SQLite: normalised text, 'T' or not)."""
-    return col if dialect in ("postgres", "mysql") else exp.Anonymous(this="DATETIME", expressions=[col])
+    if dialect == "bigquery":  # DATE, DATETIME and TIMESTAMP do not compare with each other: all as DATETIME
+        return exp.Cast(this=col, to=exp.DataType.build("datetime", dialect="bigquery"))
+    if dialect in ("postgres", "mysql") or dialect in WAREHOUSE_DIALECTS:
+        return col
+    return exp.Anonymous(this="DATETIME", expressions=[col])
+
+
+def _stamp(moment: datetime, dialect: str) -> exp.Expr:
+    """A window bound: text, typed as a TIMESTAMP where text does not compare with one (Trino)."""
+    text = exp.Literal.string(moment.strftime("%Y-%m-%d %H:%M:%S"))
+    if dialect in WAREHOUSE_DIALECTS and dialect != "bigquery":  # BigQuery coerces a literal itself
+        return exp.Cast(this=text, to=exp.DataType.build("timestamp"))
+    return text
 
 
 def _aggregates(check: Check, dialect: str) -> list[exp.Expr]:
@@ -129,8 +150,8 @@ def plan_buckets(check: Check, spec: AnomalyOptions, dialect: str, now: datetime
     ts = sqlbuild.column(spec.timestamp_column or "")
     key = _bucket_key(ts.copy(), bucket, dialect)
     window = cast(exp.Expr, exp.and_(
-        exp.GTE(this=_bound(ts.copy(), dialect), expression=exp.Literal.string(first.strftime("%Y-%m-%d %H:%M:%S"))),
-        exp.LT(this=_bound(ts.copy(), dialect), expression=exp.Literal.string(current.strftime("%Y-%m-%d %H:%M:%S")))))
+        exp.GTE(this=_bound(ts.copy(), dialect), expression=_stamp(first, dialect)),
+        exp.LT(this=_bound(ts.copy(), dialect), expression=_stamp(current, dialect))))
     query = (exp.select(exp.alias_(key, "wd_bucket"),
                         *[exp.alias_(a, f"wd_a{i}") for i, a in enumerate(_aggregates(check, dialect))])
              .from_(sqlbuild.table(check.table or ""))

@@ -36,7 +36,8 @@ _R = {
 }
 SHORTHAND = {"d": _R["digit"], "w": WORD, "s": _R["space"]}
 CHARS = {"t": "\t", "n": "\n", "r": "\r", "f": "\f", "v": "\v"}
-ENGINES = ("postgres", "pcre", "python")
+#: java: Trino and Databricks; re2: BigQuery (regex_warehouse.py refuses what RE2 cannot say, and writes Snowflake's)
+ENGINES = ("postgres", "pcre", "python", "java", "re2")
 _META = set("\\^$.|?*+()[]{}-/")
 
 
@@ -66,7 +67,7 @@ def parse(pattern: str) -> Node:
 
 
 def translate(pattern: str, engine: str) -> str:
-    """``pattern`` written for ``engine`` (postgres, pcre or python) with the meaning described above."""
+    """``pattern`` written for ``engine`` (see :data:`ENGINES`) with the meaning described above."""
     if engine not in ENGINES:
         raise RegexError(f"no regex engine {engine!r}")
     body = _emit(parse(pattern), engine)
@@ -296,7 +297,7 @@ def _other_case(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
 
 
 _FIXED = {"any": ".", "start": "^"}
-_END = {"postgres": "$", "pcre": "\\z", "python": "\\Z"}
+_END = {"postgres": "$", "pcre": "\\z", "python": "\\Z", "java": "\\z", "re2": "\\z"}
 
 
 def _emit(node: Node, engine: str) -> str:
@@ -311,8 +312,8 @@ def _emit(node: Node, engine: str) -> str:
         return _END[engine]
     if kind == "class":
         return _emit_class(node.ranges, node.negated, engine)
-    if kind == "boundary":
-        return _boundary(node.value)
+    if kind == "boundary":  # RE2's own \b and \B are ASCII word boundaries, like ours
+        return "\\" + node.value if engine == "re2" else _boundary(node.value)
     if kind in ("group", "look"):
         head = "(?:" if kind == "group" else ("(?!" if node.negated else "(?=")
         return head + _emit(node.children[0], engine) + ")"
@@ -335,17 +336,22 @@ def _emit_repeat(node: Node, engine: str) -> str:
 
 
 def _emit_class(ranges: list[tuple[int, int]], negated: bool, engine: str) -> str:
+    parts = []
+    for low, high in class_ranges(ranges):
+        one, other = _char(low, engine, _IN_CLASS), _char(high, engine, _IN_CLASS)
+        parts.append(one if low == high else f"{one}-{other}")
+    return "[" + ("^" if negated else "") + "".join(parts) + "]"
+
+
+def class_ranges(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """A class's ranges sorted and merged, without NUL, each special character (``\\ ] ^ - [``) alone."""
     merged: list[list[int]] = []
     for low, high in sorted((max(low, 1), high) for low, high in ranges if high >= 1):  # no NUL in text
         if merged and low <= merged[-1][1] + 1:
             merged[-1][1] = max(merged[-1][1], high)
         else:
             merged.append([low, high])
-    parts = []
-    for low, high in _split_special(merged):
-        one, other = _char(low, engine, _IN_CLASS), _char(high, engine, _IN_CLASS)
-        parts.append(one if low == high else f"{one}-{other}")
-    return "[" + ("^" if negated else "") + "".join(parts) + "]"
+    return _split_special(merged)
 
 
 _IN_CLASS = set("\\]^-[")

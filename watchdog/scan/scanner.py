@@ -33,7 +33,7 @@ from watchdog.scan.check_types import Aggregate, Check, Columns, Measurement, Me
 from watchdog.scan.check_types.base import SampleSpec
 from watchdog.scan.planner import Statement, batch_statements, plan
 from watchdog.scan.samples import table_sample
-from watchdog.scan.sqlbuild import split_name
+from watchdog.scan.sqlbuild import BINARY_COLLATION, split_name
 from watchdog.settings import DEFAULT_SAMPLE
 
 Progress = Callable[[int, int, str], None]
@@ -107,8 +107,10 @@ def with_column_types(sandbox: Sandbox, checks: list[Check]) -> list[Check]:
     """Checks whose meaning depends on column types get a copy with the table's types (one catalogue
     read per table); the others are returned as they are."""
     out = []
+    collations = getattr(sandbox, "dialect", "") in BINARY_COLLATION  # text keys are collated explicitly there
     for check in checks:
-        if check.needs_column_types and check.table and hasattr(sandbox, "column_types"):
+        needs = check.needs_column_types or (check.compares_text_keys and collations)
+        if needs and check.table and hasattr(sandbox, "column_types"):
             try:
                 kinds = sandbox.column_types(split_name(check.table))
             except (ValueError, WatchdogError):

@@ -14,7 +14,7 @@ from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 
 from watchdog.errors import QueryRefused
-from watchdog.scan import regex
+from watchdog.scan import regex, regex_warehouse
 
 
 def ident(name: str) -> exp.Identifier:
@@ -130,18 +130,41 @@ def regex_search(value: exp.Expr, pattern: str, dialect: str) -> exp.Expr:
         return exp.RegexpLike(this=value, expression=exp.Literal.string(regex.translate(pattern, "postgres")))
     if dialect in ("sqlite", "strictsqlite"):  # the sandbox's REGEXP function is Python's re
         return exp.RegexpLike(this=value, expression=exp.Literal.string(regex.translate(pattern, "python")))
+    if dialect in regex_warehouse.ENGINE:  # Trino, Snowflake, BigQuery, Databricks: generated SQL only
+        return regex_warehouse.search(value, pattern, dialect)
     raise QueryRefused(f"pattern checks run on SQLite, PostgreSQL and MySQL/MariaDB, not on {dialect}")
 
 
-def exact(value: exp.Expr, dialect: str) -> exp.Expr:
+#: a collation that compares by code point (case- and trailing-space-sensitive), per warehouse
+BINARY_COLLATION = {"snowflake": "utf8", "bigquery": "binary", "databricks": "UTF8_BINARY"}
+
+
+def exact(value: exp.Expr, dialect: str, kind: str = "unknown") -> exp.Expr:
     """``value`` compared byte for byte: case- and trailing-space-sensitive on every database.
 
     PostgreSQL and SQLite already compare text exactly; MySQL/MariaDB's default collations do
-    not ('Active' = 'active', 'a ' = 'a'), so there the value is cast to BINARY.
+    not ('Active' = 'active', 'a ' = 'a'), so there the value is cast to BINARY. Trino has no
+    collations (varchar compares by code point). Snowflake, BigQuery and Databricks compare by code
+    point unless a column is declared with a collation: a column known to be text (``kind``, from the
+    catalogue) is given the binary collation explicitly (COLLATE is an error on other types).
     """
     if dialect == "mysql":
         return exp.Cast(this=value, to=exp.DataType.build("binary"))
+    if kind == "text" and dialect in BINARY_COLLATION:
+        name = BINARY_COLLATION[dialect]
+        if dialect == "databricks":  # DBR 16.1+: an identifier, `x COLLATE UTF8_BINARY`
+            return exp.Collate(this=value, expression=exp.Var(this=name))
+        return exp.Anonymous(this="COLLATE", expressions=[value, exp.Literal.string(name)])
     return value
+
+
+def temporal_literal(text: str, declared: str, dialect: str) -> exp.Expr:
+    """An ISO date/time compared with a date/time column: Trino compares text with neither, so it is cast
+    there (to DATE for a DATE column, else TIMESTAMP); elsewhere the text itself (the database converts it)."""
+    value = exp.Literal.string(text)
+    if dialect != "trino":
+        return value
+    return exp.Cast(this=value, to=exp.DataType.build("date" if declared.lower().startswith("date") else "timestamp"))
 
 
 @overload

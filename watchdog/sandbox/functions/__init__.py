@@ -15,6 +15,12 @@ from watchdog.sandbox.functions.postgres import (
     POSTGRES_VOLATILE_ALLOWED,
 )
 from watchdog.sandbox.functions.sqlite import SQLITE_FUNCTIONS, SQLITE_PRAGMA_FUNCTIONS, SQLITE_VOLATILE_ALLOWED
+from watchdog.sandbox.functions.warehouses import (
+    BIGQUERY_FUNCTIONS,
+    DATABRICKS_FUNCTIONS,
+    SNOWFLAKE_FUNCTIONS,
+    TRINO_FUNCTIONS,
+)
 
 SQLITE_ALLOWED = COMMON | SQLITE_FUNCTIONS | SQLITE_PRAGMA_FUNCTIONS
 POSTGRES_ALLOWED = COMMON | POSTGRES_FUNCTIONS | POSTGRES_VOLATILE_ALLOWED
@@ -25,6 +31,11 @@ _BY_DIALECT = {
     "strictsqlite": SQLITE_ALLOWED,
     "postgres": POSTGRES_ALLOWED,
     "mysql": MYSQL_ALLOWED,
+    # warehouses: generated SQL only, not tested against a live server (see functions/warehouses.py)
+    "trino": COMMON | TRINO_FUNCTIONS,
+    "snowflake": COMMON | SNOWFLAKE_FUNCTIONS,
+    "bigquery": COMMON | BIGQUERY_FUNCTIONS,
+    "databricks": COMMON | DATABRICKS_FUNCTIONS,
 }
 
 #: volatile (non-deterministic) functions each database may still call, reviewed one by one

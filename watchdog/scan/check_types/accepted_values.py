@@ -64,9 +64,11 @@ class AcceptedValues(RowConditionCheck):
     def condition(self, dialect: str) -> exp.Expr:
         col = sqlbuild.column(self.column or "")
         values, text = self._compared_values()
-        allowed = [sqlbuild.literal(v) for v in values]
+        kind, declared = self.column_kind(self.column)
+        allowed = [sqlbuild.temporal_literal(v, declared, dialect) if kind == "temporal" and isinstance(v, str)
+                   else sqlbuild.literal(v) for v in values]
         # text is compared exactly (case- and trailing-space-sensitive) on every database
-        compared = sqlbuild.exact(col.copy(), dialect) if text else col.copy()
+        compared = sqlbuild.exact(col.copy(), dialect, kind) if text else col.copy()
         return exp.and_(
             exp.Not(this=exp.Is(this=col, expression=exp.Null())),
             exp.Not(this=exp.In(this=compared, expressions=allowed)),

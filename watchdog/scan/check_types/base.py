@@ -145,6 +145,9 @@ class Check:
     row_level: ClassVar[bool] = True
     #: the scanner reads the table's column types first and sets ``column_kinds`` (on a copy of the check)
     needs_column_types: ClassVar[bool] = False
+    #: groups or joins on column values compared exactly: where columns may carry a collation (see
+    #: ``sqlbuild.BINARY_COLLATION``) the scanner reads the column types for it too
+    compares_text_keys: ClassVar[bool] = False
 
     def __init__(self, table: str | None, options: Any, params: dict[str, Any], source: str = ""):
         self.table = table
@@ -182,6 +185,10 @@ class Check:
         return ".".join(p for p in (self.table, target, self.kind) if p)
 
     # ---- SQL building helpers
+    def exact_column(self, name: str, dialect: str, table_alias: str | None = None) -> exp.Expr:
+        """Column ``name`` compared exactly (see ``sqlbuild.exact``), knowing its type when the catalogue said."""
+        return sqlbuild.exact(sqlbuild.column(name, table_alias), dialect, self.column_kind(name)[0])
+
     def filter(self, dialect: str) -> exp.Expr | None:
         where = getattr(self.options, "where", None)
         return sqlbuild.condition(where, dialect) if where else None

@@ -58,11 +58,13 @@ class ForeignKey(Check):
             )
             orphan: exp.Expr = exp.Not(this=exp.In(this=sqlbuild.exact(child_col.copy(), dialect),
                                                          query=parents.subquery()))
-        else:
+        else:  # exact() leaves the columns as they are except where a collation must be made binary
+            kind = self.column_kind(self.column)[0]
             parent = (
                 exp.select(exp.Literal.number(1))
                 .from_(sqlbuild.table(ref_table, alias=PARENT))
-                .where(exp.EQ(this=parent_col, expression=child_col.copy()))
+                .where(exp.EQ(this=sqlbuild.exact(parent_col, dialect, kind),
+                              expression=sqlbuild.exact(child_col.copy(), dialect, kind)))
             )
             orphan = exp.Not(this=exp.Exists(this=parent))
         where = sqlbuild.and_all(exp.Not(this=exp.Is(this=child_col, expression=exp.Null())), self.filter(dialect),

@@ -58,6 +58,7 @@ def _case(cond: exp.Expr, then: exp.Expr, default: exp.Expr | None = None) -> ex
 @register
 class FunctionalDependency(Check):
     kind = "functional_dependency"
+    compares_text_keys = True
     Options = FunctionalDependencyOptions
     short_form = None
 
@@ -97,8 +98,8 @@ class FunctionalDependency(Check):
 
     def _ranked(self, dialect: str) -> exp.Select:
         """One row per (group, dependent value) of groups with 2+ values: counts, group top, winners, rank."""
-        keys = [sqlbuild.exact(sqlbuild.column(c), dialect) for c in self.determinant]
-        value = sqlbuild.exact(sqlbuild.column(self.dependent), dialect)
+        keys = [self.exact_column(c, dialect) for c in self.determinant]
+        value = self.exact_column(self.dependent, dialect)
         names = self._keys()
 
         def part() -> list[exp.Expr]:
@@ -171,9 +172,9 @@ class FunctionalDependency(Check):
             .group_by(*[exp.column(n) for n in names])
         )
         on = sqlbuild.and_all(*[
-            exp.EQ(this=sqlbuild.exact(sqlbuild.column(c, "src"), dialect), expression=sqlbuild.column(n, "m"))
+            exp.EQ(this=self.exact_column(c, dialect, "src"), expression=sqlbuild.column(n, "m"))
             for c, n in zip(self.determinant, names, strict=False)])
-        same = exp.NullSafeEQ(this=sqlbuild.exact(sqlbuild.column(self.dependent, "src"), dialect),
+        same = exp.NullSafeEQ(this=self.exact_column(self.dependent, dialect, "src"),
                               expression=sqlbuild.column("wd_majority_key", "m"))
         wrong = exp.or_(exp.EQ(this=sqlbuild.column("wd_decided", "m"), expression=_one("0")),
                         exp.Not(this=exp.Paren(this=same)))

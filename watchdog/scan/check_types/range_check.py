@@ -45,9 +45,11 @@ def _out_of_order(low: Bound, high: Bound) -> bool:
     return False
 
 
-def _bound(value: Bound) -> exp.Expr:
+def _bound(value: Bound, column: tuple[str, str], dialect: str) -> exp.Expr:
     if isinstance(value, (date, datetime)):
-        return sqlbuild.literal(value.isoformat(sep=" ") if isinstance(value, datetime) else value.isoformat())
+        value = value.isoformat(sep=" ") if isinstance(value, datetime) else value.isoformat()
+    if isinstance(value, str) and column[0] == "temporal":
+        return sqlbuild.temporal_literal(value, column[1], dialect)
     return sqlbuild.literal(value)
 
 
@@ -78,11 +80,12 @@ class Range(RowConditionCheck):
     def condition(self, dialect: str) -> exp.Expr:
         self._check_types()
         col = sqlbuild.column(self.column or "")
+        column = self.column_kind(self.column)
         outside: list[exp.Expr] = []
         if self.options.min is not None:
-            outside.append(exp.LT(this=col.copy(), expression=_bound(self.options.min)))
+            outside.append(exp.LT(this=col.copy(), expression=_bound(self.options.min, column, dialect)))
         if self.options.max is not None:
-            outside.append(exp.GT(this=col.copy(), expression=_bound(self.options.max)))
+            outside.append(exp.GT(this=col.copy(), expression=_bound(self.options.max, column, dialect)))
         either = exp.Paren(this=exp.or_(*outside)) if len(outside) > 1 else outside[0]
         return exp.and_(exp.Not(this=exp.Is(this=col.copy(), expression=exp.Null())), either)
 

@@ -59,6 +59,7 @@ class UniqueOptions(RowCheckOptions):
 class Unique(Check):
     kind = "unique"
     Options = UniqueOptions
+    compares_text_keys = True
     options: UniqueOptions
 
     @property
@@ -81,7 +82,7 @@ class Unique(Check):
 
     def _keys(self, dialect: str) -> list[exp.Expr]:
         """The grouping keys, compared exactly (values differing only in case are distinct everywhere)."""
-        return [sqlbuild.exact(sqlbuild.column(c), dialect) for c in self.key_columns]
+        return [self.exact_column(c, dialect) for c in self.key_columns]
 
     def _groups(self, dialect: str, *, with_keys: bool = False) -> exp.Select:
         """One row per duplicated key: its size ``n`` (and the key itself as k0, k1, ... ``with_keys``)."""
@@ -142,7 +143,7 @@ class Unique(Check):
                 literal = _key_literal(value, dialect)
                 if literal is None:
                     return None  # a value we cannot write back as a literal: sample_query instead
-                parts.append(exp.EQ(this=sqlbuild.exact(sqlbuild.column(name), dialect), expression=literal))
+                parts.append(exp.EQ(this=self.exact_column(name, dialect), expression=literal))
             alternatives.append(exp.Paren(this=exp.and_(*parts)) if len(parts) > 1 else parts[0])
         either = exp.Paren(this=exp.or_(*alternatives)) if len(alternatives) > 1 else alternatives[0]
         return SampleSpec(condition=sqlbuild.and_all(either, self._not_all_null(), self.filter(dialect)),
@@ -176,7 +177,7 @@ class Unique(Check):
         )
         compare = exp.EQ if len(keys) == 1 else exp.NullSafeEQ  # compound keys may hold a NULL
         on = sqlbuild.and_all(*[
-            compare(this=sqlbuild.exact(sqlbuild.column(c, "src"), dialect), expression=sqlbuild.column(n, "dup"))
+            compare(this=self.exact_column(c, dialect, "src"), expression=sqlbuild.column(n, "dup"))
             for c, n in zip(self.key_columns, names, strict=True)])
         return (
             exp.select(exp.Column(this=exp.Star(), table=sqlbuild.ident("src")))
@@ -207,6 +208,12 @@ def _key_literal(value: Any, dialect: str) -> exp.Expression | None:
     """A duplicated key, as returned by the driver, written back as a literal it equals (None: cannot)."""
     if dialect == "mysql":  # the keys were grouped as CAST(... AS BINARY): compare the very bytes
         return exp.HexString(this=bytes(value).hex()) if isinstance(value, (bytes, bytearray)) else None
+    if dialect == "trino" and isinstance(value, (date, datetime)):  # Trino compares no text with a date
+        if isinstance(value, datetime) and value.tzinfo is not None:
+            return None
+        kind = "timestamp(6)" if isinstance(value, datetime) else "date"
+        text = value.isoformat(sep=" ") if isinstance(value, datetime) else value.isoformat()
+        return exp.Cast(this=exp.Literal.string(text), to=exp.DataType.build(kind, dialect="trino"))
     if isinstance(value, bool):
         return exp.Boolean(this=value)
     if isinstance(value, int):
