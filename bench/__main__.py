@@ -18,7 +18,9 @@ from typing import Any
 from bench import report
 from bench.common import BENCH, GX_PYTHON, SODA_PYTHON, machine, peer_version
 
-PARTS = ("scan", "sparse", "verify", "llm", "scheduler")
+PARTS = ("scan", "sparse", "verify", "llm", "scheduler", "spark")
+#: what runs without --only (spark starts a Spark Thrift server: asked for by name)
+DEFAULT_PARTS = ("scan", "sparse", "verify", "llm", "scheduler")
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
@@ -32,7 +34,9 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--peer-reps", type=int, default=None,
                    help="repetitions for GX and Soda (default: --reps, or 3 when a peer's warm-up exceeds --peer-slow)")
     p.add_argument("--peer-slow", type=float, default=120.0, metavar="SECONDS", help="see --peer-reps (default 120)")
-    p.add_argument("--only", default=",".join(PARTS), help="comma-separated parts: " + ", ".join(PARTS))
+    p.add_argument("--only", default=",".join(DEFAULT_PARTS), help="comma-separated parts: " + ", ".join(PARTS))
+    p.add_argument("--spark-rows", type=int, default=1_000_000,
+                   help="spark part: rows per table on Spark and PostgreSQL (default 1000000; 10000000 for 10M)")
     p.add_argument("--quick", action="store_true", help="smoke check: 100k rows only, 3 reps, short idle")
     p.add_argument("--no-peers", action="store_true", help="skip Great Expectations and Soda Core")
     p.add_argument("--backends", default="sqlite,postgresql")
@@ -149,6 +153,11 @@ def main(argv: list[str] | None = None) -> int:
 
         log(f"scheduler: serve with 100 audits, {args.idle:g}s idle")
         result["scheduler"] = run_scheduler_bench(idle_s=args.idle, log=log)
+    if "spark" in args.parts:
+        from bench.spark_bench import run_spark_bench
+
+        log(f"Spark SQL vs PostgreSQL: {args.spark_rows:,} rows per table, {args.reps} reps")
+        result["spark"] = run_spark_bench(args.spark_rows, pg_admin=args.pg_url, reps=args.reps, log=log)
     result["total_s"] = round(time.perf_counter() - clock, 1)
     result["machine_at_end"] = machine()
     path = BENCH / "results" / f"{name}.json"
@@ -178,6 +187,10 @@ def render(result: dict[str, Any]) -> str:
         out += [report.llm_table(result["llm"]), ""]
     if "scheduler" in result:
         out += [report.scheduler_table(result["scheduler"])]
+    if "spark" in result:
+        from bench.spark_bench import spark_table
+
+        out += ["", spark_table(result["spark"])]
     return "\n".join(out)
 
 

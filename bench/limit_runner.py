@@ -2,7 +2,8 @@
 
 One aggregate pass per table, the unique ``GROUP BY`` and the foreign-key anti-join: four statements,
 no parser, no sandbox, no samples, no report. Run as its own process (``python bench/limit_runner.py
-sqlite PATH`` or ``... postgresql URL``); prints the counts as JSON keyed by watchdog's check names.
+sqlite PATH``, ``... postgresql URL`` or ``... spark HOST:PORT/DB``); prints the counts as JSON keyed by
+watchdog's check names.
 On SQLite, which has no regex operator, ``REGEXP`` is a registered Python ``re.search`` (as any
 SQLite client has to do). Imports only the standard library and the driver (psycopg on PostgreSQL).
 """
@@ -30,6 +31,13 @@ POSTGRES_PASSES = (
     "SELECT count(*), count(*) FILTER (WHERE customer_id IS NULL), "
     "count(*) FILTER (WHERE amount < 0 OR amount > 10000) FROM orders",
 )
+#: Spark SQL (Thrift server): the regex literal doubles its backslashes (Spark unescapes string literals)
+SPARK_PASSES = (
+    f"SELECT count(*), count_if(email IS NULL), count_if(country IS NULL), "
+    f"count_if(NOT email RLIKE '{REGEX.replace(chr(92), chr(92) * 2)}'), count_if(status NOT IN ({STATUSES})), "
+    f"count_if(age < 18 OR age > 120) FROM customers",
+    "SELECT count(*), count_if(customer_id IS NULL), count_if(amount < 0 OR amount > 10000) FROM orders",
+)
 UNIQUE = ("SELECT count(*), sum(n) FROM (SELECT count(*) AS n FROM customers WHERE email IS NOT NULL "
           "GROUP BY email HAVING count(*) > 1) AS d")
 ORPHANS = ("SELECT count(*) FROM orders AS o WHERE o.customer_id IS NOT NULL "
@@ -46,6 +54,19 @@ def run(backend: str, target: str) -> dict:
                              deterministic=True)
         statements = [*SQLITE_PASSES, UNIQUE, ORPHANS]
         rows = [conn.execute(sql).fetchone() for sql in statements]
+        conn.close()
+    elif backend == "spark":  # target: host:port/database of a Spark Thrift server
+        from pyhive import hive
+
+        address, _, database = target.partition("/")
+        host, _, port = address.partition(":")
+        statements = [*SPARK_PASSES, UNIQUE, ORPHANS]
+        conn = hive.connect(host=host, port=int(port or 10000), database=database or "default")
+        cursor = conn.cursor()
+        rows = []
+        for sql in statements:
+            cursor.execute(sql)
+            rows.append(cursor.fetchone())
         conn.close()
     else:
         import psycopg

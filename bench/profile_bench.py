@@ -11,7 +11,12 @@ validate and run without edits.
 
 Cost: at ``--rows`` rows (bench/datagen.py tables, SQLite and PostgreSQL), the time of ``profile``
 and of ``suggest`` (profile + every suggestion run) as a ratio to one ``SELECT count(*)`` over the
-same tables, all in this process through the sandbox. Medians of 3.
+same tables, all in this process through the sandbox; interleaved, medians of ``--reps``. Beside
+them, the old profile that ran every shape regex on every text value (``profile_all_regexes``), the
+statements each issued (catalog reads not counted) and the load average. The PostgreSQL database is
+``WATCHDOG_BENCH_PG_DATABASE`` (default wd_bench), created and dropped by the run.
+
+    python -m bench.profile_bench --rows 10000000 --backends postgresql --skip-quality --reps 1 --no-before
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import os
 import shutil
 import sqlite3
 import statistics
@@ -60,7 +66,9 @@ def flagged_cells(box: Sandbox, suite_path: Path, cols: list[str]) -> tuple[dict
     for check, finding in zip(checks, doc.findings, strict=True):
         if finding.status not in ("fail", "warn"):
             continue
-        columns = check.columns or ([check.column] if check.column else [])
+        # a functional dependency's failing rows are the likely wrong cells of its dependent column only
+        columns = ([check.column] if check.kind == "functional_dependency" else
+                   check.columns or ([check.column] if check.column else []))
         query = check.failing_rows(box.dialect)
         if not columns or not isinstance(query, exp.Select):
             continue
@@ -120,25 +128,45 @@ def demo(work: Path) -> dict[str, Any]:
             "failures": s.failed + s.warned, "errors": s.errors, "notes": result.notes}
 
 
-def timing(url: str, label: str, rows: int, reps: int = 3) -> dict[str, Any]:
-    def median(fn: Any) -> float:
-        times = []
+def timing(url: str, label: str, rows: int, reps: int = 3, before: bool = True) -> dict[str, Any]:
+    """Medians of ``reps`` interleaved runs: count(*), profile (and the old ungated profile), suggest."""
+    tables = ["customers", "orders"]
+    runs: dict[str, list[float]] = {}
+    statements: dict[str, int] = {}
+    load = [round(x, 2) for x in os.getloadavg()]
+    with Sandbox(url, timeout_s=7200) as box:
+        sent: list[str] = []
+        box.on_execute(sent.append)
+        jobs: dict[str, Any] = {
+            "count": lambda: [box.query(f'SELECT count(*) FROM "{t}"').scalar() for t in tables],
+            "profile": lambda: profile_database(box, tables),
+            "suggest": lambda: suggest_suite(box, profile_database(box, tables)),
+        }
+        if before:
+            jobs["profile_all_regexes"] = lambda: profile_database(box, tables, gate_shapes=False)
         for _ in range(reps):
-            start = time.perf_counter()
-            fn()
-            times.append(time.perf_counter() - start)
-        return statistics.median(times)
+            for name, job in jobs.items():
+                sent.clear()
+                start = time.perf_counter()
+                job()
+                runs.setdefault(name, []).append(time.perf_counter() - start)
+                statements[name] = len([s for s in sent if not _catalog(s)])
+                print(f"{label} {rows:,}: {name} {runs[name][-1]:.3f} s, {statements[name]} statements", flush=True)
+    med = {k: statistics.median(v) for k, v in runs.items()}
+    out: dict[str, Any] = {"db": label, "rows_per_table": rows, "tables": len(tables), "reps": reps,
+                           "load_average_start": load, "load_average_end": [round(x, 2) for x in os.getloadavg()]}
+    for name, value in med.items():
+        out[f"{name}_s"] = round(value, 3)
+        if name != "count":
+            out[f"{name}_ratio"] = round(value / med["count"], 2)
+        out[f"{name}_statements"] = statements[name]
+    return out
 
-    with Sandbox(url, timeout_s=1800) as box:
-        tables = ["customers", "orders"]
-        count = median(lambda: [box.query(f'SELECT count(*) FROM "{t}"').scalar() for t in tables])
-        print(f"{label}: count(*) {count:.3f} s", flush=True)
-        prof = median(lambda: profile_database(box, tables))
-        print(f"{label}: profile {prof:.3f} s", flush=True)
-        sugg = median(lambda: suggest_suite(box, profile_database(box, tables)))
-    return {"db": label, "rows_per_table": rows, "count_s": round(count, 3), "profile_s": round(prof, 3),
-            "suggest_s": round(sugg, 3), "profile_ratio": round(prof / count, 2),
-            "suggest_ratio": round(sugg / count, 2)}
+
+def _catalog(sql: str) -> bool:
+    """Catalog reads (schema, planner statistics) are not passes over the data."""
+    low = sql.lower()
+    return any(word in low for word in ("information_schema", "pragma_", "pg_class", "pg_stats", "sqlite_master"))
 
 
 def main() -> None:
@@ -148,6 +176,9 @@ def main() -> None:
     parser.add_argument("--skip-quality", action="store_true")
     parser.add_argument("--reps", type=int, default=3, help="timing runs per figure (the median is kept)")
     parser.add_argument("--pg-admin", default="postgresql+psycopg://postgres@127.0.0.1:5432/postgres")
+    parser.add_argument("--backends", default="postgresql,sqlite", help="timing on these (comma-separated)")
+    parser.add_argument("--no-before", action="store_true", help="skip the old every-regex profile in timings")
+    parser.add_argument("--out", default=None, help="results file name under bench/results/")
     args = parser.parse_args()
     out: dict[str, Any] = {"quality": [], "timing": []}
     with tempfile.TemporaryDirectory() as tmp:
@@ -161,19 +192,26 @@ def main() -> None:
     if not args.skip_timing:
         from bench import datagen
 
-        datagen.create_pg_database(args.pg_admin)
-        datagen.build_postgres(args.pg_admin, args.rows)
-        out["timing"].append(timing(datagen.pg_url(args.pg_admin), "PostgreSQL", args.rows, args.reps))
-        print(json.dumps(out["timing"][-1]), flush=True)
-        datagen.drop_pg_database(args.pg_admin)
-        path, _ = datagen.build_sqlite(HERE / "data", args.rows)
-        out["timing"].append(timing(f"sqlite:///{path}", "SQLite", args.rows, args.reps))
-        print(json.dumps(out["timing"][-1]), flush=True)
+        backends = args.backends.split(",")
+        if "postgresql" in backends:  # the database is named by WATCHDOG_BENCH_PG_DATABASE (default wd_bench)
+            datagen.create_pg_database(args.pg_admin)
+            try:
+                datagen.build_postgres(args.pg_admin, args.rows)
+                out["timing"].append(timing(datagen.pg_url(args.pg_admin), "PostgreSQL", args.rows, args.reps,
+                                            not args.no_before))
+            finally:
+                datagen.drop_pg_database(args.pg_admin)
+            print(json.dumps(out["timing"][-1]), flush=True)
+        if "sqlite" in backends:
+            path, _ = datagen.build_sqlite(HERE / "data", args.rows)
+            out["timing"].append(timing(f"sqlite:///{path}", "SQLite", args.rows, args.reps, not args.no_before))
+            print(json.dumps(out["timing"][-1]), flush=True)
     results = HERE / "results"
     results.mkdir(exist_ok=True)
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-    (results / f"profile-{stamp}.json").write_text(json.dumps(out, indent=2, default=str))
-    print(f"results: bench/results/profile-{stamp}.json")
+    name = args.out or f"profile-{stamp}.json"
+    (results / name).write_text(json.dumps(out, indent=2, default=str))
+    print(f"results: bench/results/{name}")
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """Shared fixtures: real databases of each kind, and the CLI runner.
 
-Markers ``postgres``, ``mariadb`` and ``smtp`` are put on each test by what it uses (its parameters, its
+Markers ``postgres``, ``mariadb``, ``smtp`` and ``spark`` are put on each test by what it uses (its parameters, its
 own source and its fixtures' sources), so ``pytest -m "not postgres and not mariadb"`` runs the rest on a
 machine without those servers.
 """
@@ -43,6 +43,19 @@ def database(request: pytest.FixtureRequest, make_database) -> TestDatabase:
     return make_database(request.param)
 
 
+@pytest.fixture(scope="session")
+def spark_admin_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """An admin ``hive://`` URL of a Spark Thrift server: ONE server per test session, started on first use
+    from the pyspark package (tests/spark_server.py) and stopped at the end, or $WATCHDOG_TEST_SPARK_URL."""
+    from tests.spark_server import SPARK_URL_ENV, ThriftServer
+
+    if os.environ.get(SPARK_URL_ENV):
+        yield os.environ[SPARK_URL_ENV]
+        return
+    with ThriftServer(tmp_path_factory.mktemp("spark_thrift")) as server:
+        yield server.url
+
+
 @pytest.fixture
 def run_cli(tmp_path: Path):
     """Run the installed ``watchdog`` command in a subprocess; returns CompletedProcess (text)."""
@@ -60,6 +73,7 @@ _NEEDS = {
     "postgres": ("postgresql", "postgres", "POSTGRES"),
     "mariadb": ("mariadb", "MARIADB", "mysql+pymysql"),
     "smtp": ("SmtpSink", "smtp_sink"),
+    "spark": ("spark_admin_url", "spark_db", "hive://"),
 }
 
 

@@ -62,3 +62,15 @@ def test_qwen_05b_model_mode_table_of_zeros_is_caught_row_by_row(tmp_path, monke
     outcome, requests = replay(tmp_path, "qwen0.5b_demo_model.json", monkeypatch, table="model", review="off")
     assert outcome.outcome == "fallback" and outcome.draft == recorded["calls"][0]["answer"]
     assert len(requests) == 1  # one recorded answer, no fix round configured
+
+
+def test_qwen_05b_program_mode_one_cause_copied_to_every_check_is_sent_back(tmp_path, monkeypatch):
+    # measured run (bench/llm_real.py, 0.5B, demo, program mode): delivered as verified before lines copied to
+    # every check counted as missing; the same cause for all 10 checks is now an issue for each, with a fix round
+    outcome, requests = replay(tmp_path, "qwen0.5b_demo_program_copied.json", monkeypatch, table="program",
+                               review="off")
+    assert outcome.outcome == "fallback" and len(requests) == 1
+    (first,) = issues_of(outcome)
+    copied = [m for m in first if "has no likely causes of its own: the same line is given for 10 checks" in m]
+    assert len(copied) == 10
+    assert not [m for m in first if "never mentions" in m or "The report says" in m]  # the program's numbers

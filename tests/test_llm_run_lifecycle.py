@@ -8,6 +8,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -15,6 +16,7 @@ import pytest
 
 from watchdog.history import HistoryStore
 from watchdog.testing.openai_stub import StubOpenAI, slow, structured
+from watchdog.testing.smtp_sink import SmtpSink
 
 SPECIALIST, EVALUATOR = "[role:specialist]", "[role:evaluator]"
 PROSE = {"summary": "Two items have a null sku.", "priorities": ["Backfill the SKUs."],
@@ -125,3 +127,110 @@ def test_resume_of_an_unknown_run_says_so_without_an_endpoint(project):
     result = watchdog(project, "resume", "20990101T000000Z-nope")
     assert result.returncode == 3
     assert "no run '20990101T000000Z-nope'" in result.stderr and "model endpoint" not in result.stderr
+
+
+class Hooks:
+    """A real webhook receiver on loopback that counts POSTs."""
+
+    def __init__(self) -> None:
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        self.posts: list[bytes] = []
+        hooks = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802
+                hooks.posts.append(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
+                self.send_response(204)
+                self.end_headers()
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
+        self.thread = threading.Thread(target=self.server.serve_forever, args=(0.02,), daemon=True)
+
+    def __enter__(self) -> Hooks:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def with_deliveries(project: Path, smtp_port: int, hook_url: str, *, review: bool = False) -> None:
+    config = (project / "watchdog.yaml").read_text()
+    config = config.replace("      - file: {dir: reports}\n", f"""\
+      - file: {{dir: reports}}
+      - email: {{to: [ops@example.com], on: always}}
+      - webhook: {{url: "{hook_url}", on: always}}
+""")
+    if review:
+        config = config.replace("    llm: true\n", "    llm: true\n    review: true\n")
+    (project / "watchdog.yaml").write_text(config + f"smtp: {{host: 127.0.0.1, port: {smtp_port}}}\n")
+
+
+def kill_during_fix(project: Path) -> str:
+    with StubOpenAI(by_marker={SPECIALIST: [structured(WRONG), slow(60, then=structured(PROSE))],
+                               EVALUATOR: [APPROVE]}, when_empty="error") as stub:
+        process = watchdog(project, "run", "shop", stub=stub, wait=False)
+        wait_for_calls(stub, process, 2)
+        process.send_signal(signal.SIGKILL)
+        process.wait(timeout=10)
+    return only_run(project).id
+
+
+def resume_with_stub(project: Path, run_id: str) -> subprocess.CompletedProcess:
+    with StubOpenAI(by_marker={SPECIALIST: [structured({"summary": PROSE["summary"], "checks": []})],
+                               EVALUATOR: [APPROVE]}, when_empty="error") as stub:
+        return watchdog(project, "resume", run_id, stub=stub)
+
+
+def test_resumed_audit_delivers_once_by_email_webhook_and_file(project):
+    """A killed audit run delivered nothing; its resume delivers through every channel (real SMTP, real HTTP),
+    and a second resume sends nothing again."""
+    with SmtpSink() as sink, Hooks() as hooks:
+        with_deliveries(project, sink.port, hooks.url)
+        run_id = kill_during_fix(project)
+        assert not sink.messages and not hooks.posts  # killed before delivery
+        resumed = resume_with_stub(project, run_id)
+        assert resumed.returncode == 0, resumed.stderr
+        assert "delivery email -> ops@example.com: sent" in resumed.stderr
+        assert "delivery webhook ->" in resumed.stderr and "delivery file ->" in resumed.stderr
+        assert len(sink.messages) == 1 and "shop" in sink.messages[0]["Subject"]
+        assert len(hooks.posts) == 1 and run_id.encode() in hooks.posts[0]
+        again = watchdog(project, "resume", run_id)  # finished and delivered: filed again, never re-sent
+        assert again.returncode == 0, again.stderr
+        assert "delivery" not in again.stderr
+        assert len(sink.messages) == 1 and len(hooks.posts) == 1
+    sent = [(d.channel, d.status, d.attempts) for d in only_run(project).deliveries]
+    assert sorted(sent) == [("email", "sent", 1), ("file", "sent", 1), ("webhook", "sent", 1)]
+
+
+def test_resume_of_a_delivered_run_sends_nothing_and_a_reviewed_one_waits(project):
+    with SmtpSink() as sink, Hooks() as hooks:
+        with_deliveries(project, sink.port, hooks.url)
+        with StubOpenAI(by_marker={SPECIALIST: [structured(PROSE)], EVALUATOR: [APPROVE]}) as stub:
+            done = watchdog(project, "run", "shop", stub=stub)
+        assert done.returncode == 1, done.stderr  # the findings fail
+        assert len(sink.messages) == 1 and len(hooks.posts) == 1
+        again = watchdog(project, "resume", only_run(project).id)
+        assert again.returncode == 0, again.stderr
+        assert len(sink.messages) == 1 and len(hooks.posts) == 1 and "delivery" not in again.stderr
+
+
+def test_resumed_audit_with_review_waits_for_approval_then_delivers_once(project):
+    with SmtpSink() as sink, Hooks() as hooks:
+        with_deliveries(project, sink.port, hooks.url, review=True)
+        run_id = kill_during_fix(project)
+        resumed = resume_with_stub(project, run_id)
+        assert resumed.returncode == 0, resumed.stderr
+        assert f"awaiting review: watchdog review approve {run_id}" in resumed.stderr
+        assert only_run(project).status == "awaiting_review" and not sink.messages and not hooks.posts
+        again = watchdog(project, "resume", run_id)
+        assert again.returncode == 0 and "awaiting review" in again.stderr and not sink.messages
+        approved = watchdog(project, "review", "approve", run_id)
+        assert approved.returncode == 0, approved.stderr
+        assert len(sink.messages) == 1 and len(hooks.posts) == 1

@@ -66,10 +66,17 @@ def test_profile_figures_are_exact_and_batched(database) -> None:
     assert dict(status.top_values or []) == {"lead": 40, "customer": 40, "churned": 40}
     assert customers.column("created_at").age_s is not None and customers.column("created_at").age_s < 7200
     assert profiles["orders"].foreign_keys == [("customer_id", "customers", "id")]
-    # per table: one batched SELECT, plus one GROUP BY per low-cardinality column (status here)
+    # per table: one batched SELECT (with each shape's cheap LIKE gate), one batched pass running the shape
+    # regexes only where a gate let a value through, plus one GROUP BY per low-cardinality column (status here)
     catalog = ("information_schema", "pragma_", "pg_")
     selects = [s for s in sent if "customers" in s and not any(c in s.lower() for c in catalog)]
-    assert len(selects) == 2, selects
+    assert len(selects) == 3, selects
+    regex_words = ("regexp", "~", "rlike")
+    assert not any(w in selects[0].lower() for w in regex_words)
+    shaped = selects[1]
+    # of 7 shapes x 3-4 text columns, only the shapes whose coarse gate group passed are counted (email: email;
+    # phone and SQLite's TEXT created_at: the 4 digit-led shapes); status passes none
+    assert shaped.count(" AS s") <= 1 + 4 + 4 and "status" not in shaped
 
 
 def test_suggested_suite_validates_passes_and_comments_out_failures(database, tmp_path: Path) -> None:
@@ -124,3 +131,31 @@ def test_cli_profile_json_and_suggest_out(make_database, run_cli, tmp_path: Path
     assert bad.returncode == 3 and "nonsense" in bad.stderr
     missing = run_cli("profile", "--db", db.url, "--tables", "nope")
     assert missing.returncode == 3 and "nope" in missing.stderr
+
+
+TRICKY = ["123e4567-e89b-12d3-a456-426614174000", "123E4567-E89B-12D3-A456-426614174000 ", "a@b.co",
+          "x.y+z@sub.example.org", "@b.co", "a@b", "http://a", "HTTPS://example.com/x y", "ftp://h:21/p",
+          "https://", "2024-01-31", "2024-01-31T12:30:00+02:00", "2024-1-31", "12345", "12345-6789", "1234",
+          " 5551234567", "(555) 123-4567", "+1 555.123.4567", "-555-123-4567", "+1.5", "-3", ".5", "7", "", " ",
+          "Customer 12"]
+
+
+def _random_values(count: int) -> list[str]:
+    import random
+
+    rng = random.Random(15)
+    alphabet = "0123456789-+(). @:/abcfhtpxAFT:"
+    return [("".join(rng.choice(alphabet) for _ in range(rng.randint(1, 40)))) for _ in range(count)]
+
+
+def test_gated_shapes_count_exactly_what_every_regex_counts(database) -> None:
+    """The shape gates only skip values that cannot match: the same shares as every regex on every value."""
+    text = {"sqlite": "TEXT", "postgresql": "TEXT", "mariadb": "VARCHAR(64)"}[database.kind]
+    q = database.quote
+    database.run(f"CREATE TABLE {q('odd')} ({q('id')} INTEGER PRIMARY KEY, {q('v')} {text})")
+    values = TRICKY + _random_values(400) + [s[:i] for s in TRICKY for i in (5, 10, 36) if len(s) > i]
+    database.insert("odd", ["id", "v"], list(enumerate(values, 1)))
+    with Sandbox(database.url) as box:
+        gated = profile_database(box, ["odd"])[0].column("v").shapes
+        every = profile_database(box, ["odd"], gate_shapes=False)[0].column("v").shapes
+    assert gated == every and set(gated) == {"uuid", "email", "url", "iso_date", "zip", "phone", "numeric"}

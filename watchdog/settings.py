@@ -38,6 +38,10 @@ DEFAULT_HISTORY_RUNS = 90
 PROFILE_TOP_VALUES = 20
 #: profile: on PostgreSQL tables of at least this many rows, distinct counts are the planner's estimate
 PROFILE_APPROX_DISTINCT_ROWS = 1_000_000
+#: suggest: at most this many functional-dependency column pairs are tried per table
+PROFILE_FD_PAIRS = 24
+#: suggest: a functional dependency is suggested when it holds on at least this share of rows
+PROFILE_FD_MIN_HOLD = 0.99
 
 
 class _Strict(BaseModel):

@@ -91,8 +91,9 @@ def _profile_table(p: TableProfile) -> Table:
               help=f"Only these check kinds (of: {', '.join(KINDS)}).")
 @click.option("--timeout", "timeout_s", type=click.FloatRange(min=0, min_open=True), default=None,
               help=f"Seconds allowed per query (default: the database's timeout_s, else {DEFAULT_TIMEOUT_S:g}).")
-@click.option("--llm", is_flag=True, help="Also ask the configured model for semantic checks (from the profile, "
-              "never rows); each is run like the others (needs OPENAI_API_KEY/OPENAI_BASE_URL or llm: in the config).")
+@click.option("--llm", is_flag=True, help="Also ask the configured model for semantic checks (from the profile and "
+              "up to 10 sample values per column it asks for, read through the sandbox); each is run like the others "
+              "(needs OPENAI_API_KEY/OPENAI_BASE_URL or llm: in the config).")
 @config_option
 def suggest(db: str, tables: tuple[str, ...], out_path: Path | None, strictness: str, kinds: tuple[str, ...],
             timeout_s: float | None, llm: bool, config_path: Path | None) -> None:
@@ -118,7 +119,7 @@ def suggest(db: str, tables: tuple[str, ...], out_path: Path | None, strictness:
         raise ConfigError(f"--kinds: unknown kind(s) {', '.join(unknown)}; expected some of {', '.join(KINDS)}")
     with _sandbox(db, config_path, timeout_s) as box, console.scan_progress(enabled=True) as progress:
         profiles = profile_database(box, _tables(tables), on_progress=progress)
-        extra, notes = _llm_candidates(profiles, config_path) if llm else ([], [])
+        extra, notes = _llm_candidates(profiles, config_path, box) if llm else ([], [])
         result = suggest_suite(box, profiles, strictness=strictness, kinds=wanted, extra=extra, notes=notes)
     err = console.stderr()
     for note in result.notes:
@@ -132,8 +133,9 @@ def suggest(db: str, tables: tuple[str, ...], out_path: Path | None, strictness:
               f"(they fail today)" + (f"; suite: {out_path}" if out_path else ""), markup=False, highlight=False)
 
 
-def _llm_candidates(profiles: list[TableProfile], config_path: Path | None) -> tuple[list, list[str]]:
+def _llm_candidates(profiles: list[TableProfile], config_path: Path | None,
+                    box: Sandbox) -> tuple[list, list[str]]:
     from watchdog.profile.llm import propose
     from watchdog.settings import load_settings_or_default
 
-    return propose(load_settings_or_default(config_path).llm, profiles)
+    return propose(load_settings_or_default(config_path).llm, profiles, box)

@@ -92,8 +92,13 @@ def resume(run_id: str, db: str | None, config_path: Path | None) -> None:
             outcome = resume_run(settings, run_id, sandbox=box)
     else:
         outcome = resume_run(settings, run_id)
-    console.llm_summary(outcome)
-    click.echo(str(outcome.report_path))
+    console.llm_summary(outcome.llm)
+    for d in outcome.deliveries:
+        console.stderr().print(f"delivery {d['channel']} -> {d['target']}: {d['status']}"
+                               + (f" ({d['last_error']})" if d.get("last_error") else ""))
+    if outcome.awaiting_review:
+        console.stderr().print(f"awaiting review: watchdog review approve {run_id}")
+    click.echo(str(outcome.llm.report_path))
 
 
 @cli.command(context_settings=CONTEXT)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
@@ -17,6 +18,8 @@ from pydantic import BaseModel, Field, ValidationError
 from watchdog.findings import FindingsDoc
 from watchdog.report import render_markdown
 from watchdog.report.escape import md_paragraph
+from watchdog.verify.unwrap import has_heading, has_object
+from watchdog.verify.unwrap import unwrap as core_unwrap
 
 
 class CheckProse(BaseModel):
@@ -52,33 +55,34 @@ def prose_schema(names: list[str], keys: tuple[str, ...] = ("summary", "prioriti
     return {"type": "json_schema", "json_schema": {"name": "report_prose", "strict": True, "schema": schema}}
 
 
-# ---- unwrapping what small models wrap their answer in
-
-_THINK = re.compile(r"<think>.*?(</think>|\Z)", re.S | re.I)
-_WHOLE_FENCE = re.compile(r"^\s*(`{3,}|~{3,})[ \t]*[\w-]*[ \t]*\n(.*?)\n[ \t]*\1[ \t]*$", re.S)
-_OPEN_FENCE = re.compile(r"^\s*(`{3,}|~{3,})[ \t]*[\w-]*[ \t]*\n(.*)$", re.S)
-_ECHOED_TAG = re.compile(r"^\s*<(report|answer|json)>\s*\n?(.*?)(?:\n?\s*</\1>\s*)?$", re.S | re.I)
+# ---- unwrapping what small models wrap their answer in (verify's core, one rule for both)
 
 
-def unwrap(text: str) -> str:
-    """The answer without reasoning blocks, an echoed ``<report>`` tag or a code fence around all of it
-    (returned unchanged when it has none of them)."""
-    out = _THINK.sub("", text or "")
-    changed = out != (text or "")
-    for pattern in (_ECHOED_TAG, _WHOLE_FENCE, _OPEN_FENCE, _ECHOED_TAG):
-        m = pattern.match(out)
-        if m:
-            out, changed = m.group(2), True
-    return out.strip() + "\n" if changed else (text or "")
+def any_text(text: str) -> bool:
+    """A plan must contain something."""
+    return bool(text.strip())
+
+
+def unwrap(text: str, contains: Callable[[str], bool] = has_heading) -> str:
+    """The answer without reasoning blocks, an echoed tag or a code fence around all of it (returned unchanged
+    when it has none of them), by the one core verify_fn uses (:mod:`watchdog.verify.unwrap`). A report whose
+    wrapping fence was never closed keeps its opening fence line, so that verify still sees the cut."""
+    out = core_unwrap(text or "", contains)
+    if not out.removed:
+        return text or ""
+    body = out.text.strip()
+    if out.unclosed_fence and contains is has_heading:
+        body = out.fence_line + "\n" + body
+    return body + "\n"
 
 
 def parse_prose(text: str) -> tuple[Prose | None, str | None]:
     """The model's JSON answer, or None and what is wrong with it."""
-    body = unwrap(text)
+    body = unwrap(text, has_object)
     start, end = body.find("{"), body.rfind("}")
     if start < 0:
         return None, "The answer is not the JSON object asked for (no {...} in it)."
-    if end <= start:
+    if end <= start or _open_depth(body[start:]) > 0:
         return None, "The JSON answer is incomplete: it ends before the object closes."
     try:
         data = json.loads(body[start:end + 1])
@@ -90,6 +94,26 @@ def parse_prose(text: str) -> tuple[Prose | None, str | None]:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first.get("loc", ()))
         return None, f"The JSON does not have the asked shape: {where}: {first.get('msg')}."
+
+
+def _open_depth(text: str) -> int:
+    """How many objects and arrays are still open at the end of ``text`` (strings skipped): > 0 for a cut answer."""
+    depth, in_string, escaped = 0, False, False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "{[":
+            depth += 1
+        elif ch in "}]":
+            depth -= 1
+    return depth
 
 
 def merge_prose(old: Prose, new: Prose, parts: list[str]) -> Prose:
@@ -141,13 +165,32 @@ def missing_prose(prose: Prose, names: list[str], instructions: str = "") -> lis
         out.append(("summary", "The summary is empty or repeats the instructions: write two or three sentences "
                                "of your own on what matters most in these findings."))
     have = prose.by_name()
+    copied = {kind: _shared_lines([getattr(have[n], kind) for n in names if n in have]) for kind in ("causes", "fixes")}
     for name in names:
         entry = have.get(name)
-        if entry is None or not real(entry.causes):
-            out.append((f"checks.{name}", f"`{name}` has no likely causes: give two or three specific ones."))
-        if entry is None or not real(entry.fixes):
-            out.append((f"checks.{name}", f"`{name}` has no suggested fixes: give two or three concrete ones."))
+        for kind, issue in (("causes", "has no likely causes"), ("fixes", "has no suggested fixes")):
+            lines = real(getattr(entry, kind)) if entry is not None else []
+            own = [x for x in lines if _norm(x) not in copied[kind]]
+            if lines and not own:
+                out.append((f"checks.{name}", f"`{name}` {issue} of its own: the same line is given for "
+                                              f"{copied[kind][_norm(lines[0])]} checks; write ones specific to it."))
+            elif not own:
+                what = "two or three specific ones" if kind == "causes" else "two or three concrete ones"
+                out.append((f"checks.{name}", f"`{name}` {issue}: give {what}."))
     return out
+
+
+def _norm(line: str) -> str:
+    return " ".join(_WORD.findall(line.lower()))
+
+
+def _shared_lines(per_check: list[list[str]], most: int = 3) -> dict[str, int]:
+    """Lines given word for word for ``most`` or more checks (a small model copies one cause to every check)."""
+    count: dict[str, int] = {}
+    for lines in per_check:
+        for key in {_norm(x) for x in lines if x.strip()}:
+            count[key] = count.get(key, 0) + 1
+    return {k: n for k, n in count.items() if n >= most}
 
 
 def part_texts(prose: Prose) -> dict[str, str]:
@@ -229,7 +272,7 @@ def _heading_key(section: str) -> str:
 def splice(parts: list[str], flagged: list[int], answer: str) -> str:
     """The draft with the flagged sections replaced by the answer's sections (matched by heading). An answer
     that is a whole report (it opens with a level-1 heading) replaces everything."""
-    answer = unwrap(answer)
+    answer = unwrap(answer, any_text)  # a part of a report: any text may stand in the fence
     if re.match(r"^#\s", answer) and (0 in flagged or len(flagged) == len(parts)):
         return answer
     new = sections(answer)

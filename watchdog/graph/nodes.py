@@ -79,7 +79,7 @@ def plan(state: ReportState, deps: GraphDeps) -> dict[str, Any]:
             state.get("failure_context"))))
     except LLMUnavailable as exc:
         return failed("plan", "planner", state, exc)
-    outline = compose.unwrap(str(result.message.content or ""))
+    outline = compose.unwrap(str(result.message.content or ""), compose.any_text)
     return {"outline": outline, "tokens": {"planner": result.usage},
             "trail": [entry("plan", state, outline=outline, **_tokens_entry("planner", result))]}
 

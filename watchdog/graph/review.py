@@ -102,7 +102,7 @@ def ask_review(state: ReportState, deps: GraphDeps) -> tuple[dict[str, Any], dic
 
 
 def _parse_review(text: str) -> Review | None:
-    body = compose.unwrap(text)
+    body = compose.unwrap(text, compose.has_object)
     start, end = body.find("{"), body.rfind("}")
     if start < 0 or end <= start:
         return None

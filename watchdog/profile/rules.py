@@ -13,7 +13,8 @@ from typing import Any
 from watchdog.profile.shapes import DESCRIPTIONS, SHAPES
 from watchdog.profile.stats import ColumnProfile, TableProfile
 
-KINDS = ("row_count", "not_null", "unique", "accepted_values", "range", "pattern", "foreign_key", "freshness")
+KINDS = ("row_count", "not_null", "unique", "accepted_values", "range", "pattern", "foreign_key", "freshness",
+         "functional_dependency")
 STRICTNESS = ("loose", "normal", "strict")
 #: a shape most values have: suggested anyway, and written commented out with its failure rate
 NEAR_SHAPE = 0.9
@@ -30,6 +31,8 @@ class Candidate:
     # filled in by the verify step
     status: str | None = None
     failure: str | None = None
+    #: (failing rows, total rows) when the run measured them
+    measured: tuple[int, int] | None = None
     notes: list[str] = field(default_factory=list)
 
     @property

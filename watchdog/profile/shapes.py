@@ -27,3 +27,30 @@ DESCRIPTIONS: dict[str, str] = {
     "phone": "a phone number (10 digits, optional +1, separators)",
     "numeric": "a decimal number written as text",
 }
+
+
+#: A cheap necessary condition per shape, written with LIKE and first-character tests only (native on every
+#: database, no regex): a value the condition rejects can never match the shape's regex. The profile counts
+#: these first, in its batched aggregate pass, and runs a shape's regex only on columns where its condition
+#: holds for at least one value, so the share it reports stays an exact count on the whole table.
+#: Each entry: LIKE patterns (any may match; none: no LIKE), and the characters the value may start with (None: any).
+GATES: dict[str, tuple[tuple[str, ...], str | None]] = {
+    "uuid": (("________-____-____-____-____________",), None),
+    "email": (("%_@_%._%",), None),
+    "url": (("http://_%", "https://_%", "ftp://_%"), None),
+    "iso_date": (("____-__-__%",), None),
+    "zip": (("_____", "_____-____"), None),
+    "phone": (("__________%",), "+(0123456789 .-"),
+    "numeric": (("_%",), "+-0123456789"),
+}
+
+#: The first pass counts one coarse gate per group (fewer tests per row than one per shape); the second counts a
+#: shape, behind its own gate, only on columns where its group's gate let a value through.
+COARSE: dict[str, tuple[tuple[str, ...], str | None]] = {
+    "digit": ((), "+-( .0123456789"),  # every iso_date, zip, phone and numeric value starts with one of these
+    "uuid": GATES["uuid"],
+    "email": GATES["email"],
+    "url": GATES["url"],
+}
+GROUP_OF: dict[str, str] = {"uuid": "uuid", "email": "email", "url": "url", "iso_date": "digit", "zip": "digit",
+                            "phone": "digit", "numeric": "digit"}

@@ -6,6 +6,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from watchdog.profile.fds import KIND as FD
+from watchdog.profile.fds import fd_candidates, settle
 from watchdog.profile.rules import KINDS, Candidate, rules
 from watchdog.profile.schema import read_schema
 from watchdog.profile.stats import TableProfile, profile_table
@@ -32,13 +34,13 @@ class Suggestion:
 
 
 def profile_database(box: Sandbox, tables: list[str] | None = None,
-                     on_progress: Progress | None = None) -> list[TableProfile]:
+                     on_progress: Progress | None = None, *, gate_shapes: bool = True) -> list[TableProfile]:
     infos = read_schema(box, tables)
     out = []
     for i, info in enumerate(infos):
         if on_progress:
             on_progress(i, len(infos), info.name)
-        out.append(profile_table(box, info))
+        out.append(profile_table(box, info, gate_shapes=gate_shapes))
     if on_progress:
         on_progress(len(infos), len(infos), "done")
     return out
@@ -51,11 +53,20 @@ def suggest_suite(box: Sandbox, profiles: list[TableProfile], *, strictness: str
     wanted = set(kinds or KINDS)
     by_name = {p.name: p for p in profiles}
     candidates = [c for p in profiles for c in rules(p, by_name, strictness) if c.kind in wanted]
+    if FD in wanted:
+        candidates += [c for p in profiles for c in fd_candidates(p)]
     notes = list(notes or [])
     candidates = _dedupe(candidates + list(extra or []), notes)
     ran = run_candidates(box, candidates)
     kept = []
+    tried = [c for c in ran if c.origin == "fd"]
+    settled = {id(c) for c in tried if settle(c) is not None}
+    if tried:
+        notes.append(f"functional dependencies: {len(tried)} column pairs tried, {len(settled)} hold on "
+                     "enough rows to suggest")
     for c in ran:
+        if c.origin == "fd" and id(c) not in settled:
+            continue
         name = f"{c.table}.{c.column or ''}.{c.kind}".replace("..", ".")
         if c.status == "error":
             notes.append(f"dropped {'LLM proposal ' if c.origin == 'llm' else ''}{name}: it could not run "
@@ -75,6 +86,8 @@ def _dedupe(candidates: list[Candidate], notes: list[str]) -> list[Candidate]:
     out = []
     for c in candidates:
         column = c.options.get("column")
+        if c.kind == FD:
+            column = [*c.options.get("determinant", []), "->", str(c.options.get("dependent"))]
         key = (c.table, c.kind, "+".join(column) if isinstance(column, list) else str(column))
         if key in seen:
             if c.origin == "llm":

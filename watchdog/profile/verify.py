@@ -34,6 +34,8 @@ def run_candidates(box: Sandbox, candidates: list[Candidate]) -> list[Candidate]
     doc = scan(box, checks, sample=0)
     for candidate, finding in zip(ordered, doc.findings, strict=True):
         candidate.status = finding.status
+        if finding.failing is not None and finding.total is not None:
+            candidate.measured = (int(finding.failing), int(finding.total))
         if finding.status == "error":
             candidate.failure = finding.error or "could not run"
         elif finding.status in ("fail", "warn"):

@@ -121,16 +121,26 @@ def file_run(outcome: ScanOutcome, audit: str, status: str, review: bool) -> str
     return None
 
 
-def resume_run(settings: Settings, run_id: str, *, sandbox: Any = None) -> Any:
+@dataclass
+class ResumedRun:
+    """What ``watchdog resume`` did: the LLM report finished, and the audit's deliveries started by it."""
+
+    llm: Any
+    deliveries: list[dict[str, Any]] = field(default_factory=list)
+    awaiting_review: bool = False
+
+
+def resume_run(settings: Settings, run_id: str, *, sandbox: Any = None) -> ResumedRun:
     """``watchdog resume``: finish the LLM report of a run from its checkpoint and file it. A run of an audit is
     finished as :func:`execute_audit` would have: its history row, report.html, audit.json with the audit's
-    keys, and ``latest``."""
+    keys, and ``latest``; then its deliveries start, through the outbox and the review gate, exactly once (a
+    run whose delivery step already ran, or waits for review, is not sent again)."""
     result = resume_report(run_id, settings=settings, sandbox=sandbox)
     store = HistoryStore(settings.history_url())
     try:
         record = store.get_run(run_id)
         if record is None:  # a scan's run: filed by resume_report
-            return result
+            return ResumedRun(result)
         doc, review = result.findings, bool(record.audit in settings.audits and settings.audit(record.audit).review)
         status = STATUS[doc.exit_code()]
         folder = RunFolder(result.out_dir)
@@ -142,7 +152,12 @@ def resume_run(settings: Settings, run_id: str, *, sandbox: Any = None) -> Any:
             store.finish_run(run_id, status="awaiting_review" if review else status, summary=doc.summary.model_dump(),
                              out_dir=str(result.out_dir), findings=[f.model_dump(mode="json") for f in doc.findings],
                              trends=result.trends, verification=_llm_record(result), error=doc.error)
-        return result
+        if record.audit in settings.audits:  # deliver as the run would have: once (a delivered run is not re-sent)
+            flush_outbox(settings, store)
+            sent = start_delivery(settings, store, run_id, record.audit, Path(result.out_dir), review=review)
+            now = store.get_run(run_id)
+            return ResumedRun(result, sent, awaiting_review=now is not None and now.status == "awaiting_review")
+        return ResumedRun(result)
     finally:
         store.close()
 
@@ -189,9 +204,13 @@ def start_delivery(settings: Settings, store: HistoryStore, run_id: str, audit: 
 
     with checkpointer(settings.state_path()) as saver:
         graph = _delivery_graph(settings, store, saver)
+        started = graph.get_state(thread_config(run_id))
+        if started.next or "delivered" in (started.values or {}):  # waiting for review, or already delivered:
+            return []                                                # never started twice (exactly once)
         state = graph.invoke({"run_id": run_id, "audit": audit, "run_dir": str(run_dir), "review": review},
                              thread_config(run_id), durability="sync")
     return state.get("delivered") or []
+
 
 
 def decide_review(settings: Settings, run_id: str, *, approved: bool, reason: str | None = None,

@@ -31,7 +31,13 @@ _FAMILIES: tuple[tuple[type, str], ...] = (
 )
 
 
+def _unwrapped(type_: Any) -> Any:
+    """A dialect's decorated type (PyHive's HiveTimestamp, HiveDecimal...) as the SQL type it decorates."""
+    return type_.impl_instance if isinstance(type_, sa.types.TypeDecorator) else type_
+
+
 def generic_type(type_: TypeEngine) -> str:
+    type_ = _unwrapped(type_)
     if isinstance(type_, NullType):
         return "unknown"
     for family, name in _FAMILIES:
@@ -97,6 +103,7 @@ KINDS = ("number", "text", "temporal", "boolean", "other", "unknown")
 
 def kind_of(sa_type: Any) -> str:
     """One of :data:`KINDS` for a SQLAlchemy column type."""
+    sa_type = _unwrapped(sa_type)
     if isinstance(sa_type, sa.Boolean):
         return "boolean"
     if isinstance(sa_type, (sa.Integer, sa.Numeric, sa.Float)):  # SQLAlchemy 2.1: Float is not a Numeric

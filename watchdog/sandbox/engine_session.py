@@ -51,6 +51,9 @@ class _EngineSession:
         cursor.close()
         return True
 
+    def _rollback(self, raw: Any) -> None:
+        raw.rollback()
+
     def _reset(self, raw: Any) -> None:
         """After the rollback: drop whatever session state a statement may have left behind."""
 
@@ -70,7 +73,7 @@ class _EngineSession:
         except Exception as exc:  # the driver's error (SQLAlchemy wraps it as .orig), a missing driver, a bad URL
             orig = getattr(exc, "orig", None)
             if orig is not None or isinstance(exc, self._engine.dialect.loaded_dbapi.Error):
-                raise DatabaseUnavailable(f"cannot connect: {_driver_message(orig or exc)}") from None
+                raise DatabaseUnavailable(f"cannot connect: {self._message(orig or exc)}") from None
             raise DatabaseUnavailable(f"cannot connect: {redact(exc)}") from None
         raw: Any = conn.connection.dbapi_connection  # the driver's own connection: each session knows its API
         failure: Exception | None = None
@@ -109,7 +112,7 @@ class _EngineSession:
                 reusable = False
             if reusable:
                 try:
-                    raw.rollback()
+                    self._rollback(raw)
                     self._reset(raw)
                 except Exception:  # the connection is gone or in an unknown state: never hand it out again
                     reusable = False
@@ -122,6 +125,10 @@ class _EngineSession:
 
     def _translate(self, exc: Exception, timeout_s: float, elapsed: float) -> Exception:
         return QueryError(_driver_message(exc))
+
+    def _message(self, exc: BaseException) -> str:
+        """The driver's message for ``exc``, one line (a dialect may dig it out of its wrapping)."""
+        return _driver_message(exc)
 
     def close(self) -> None:
         self._engine.dispose()

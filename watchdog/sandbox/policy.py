@@ -34,6 +34,7 @@ from sqlglot.tokens import Token, TokenType
 from watchdog.errors import QueryRefused
 from watchdog.sandbox import dialects  # noqa: F401  (registers strictsqlite)
 from watchdog.sandbox.functions import DENIED_RELATIONS, SYNTAX_WORDS, allowed_functions
+from watchdog.sandbox.spark_policy import SPARK_DIALECTS, vet_spark_node, vet_spark_tokens
 
 logging.getLogger("sqlglot").setLevel(logging.ERROR)
 
@@ -70,6 +71,7 @@ FORBIDDEN_NODES: dict[type[exp.Expr], str] = {
     exp.Cache: "CACHE",
     exp.Uncache: "UNCACHE",
     exp.Refresh: "REFRESH",
+    exp.Declare: "DECLARE",
 }
 
 #: MySQL executes the body of /*! ... */ and MariaDB of /*M! ... */ comments: never accept them
@@ -85,7 +87,8 @@ _LITERAL_TOKENS = frozenset(t for t in TokenType if t.name.endswith("STRING") or
 #: longer statements are refused: parsing them would take seconds (the planner stays under 60 000)
 MAX_STATEMENT_CHARS = 200_000
 
-_DIALECTS = {"postgresql": "postgres", "mariadb": "mysql", "mssql": "tsql", "sqlite": "strictsqlite", "mysql": "mysql"}
+_DIALECTS = {"postgresql": "postgres", "mariadb": "mysql", "mssql": "tsql", "sqlite": "strictsqlite", "mysql": "mysql",
+             "hive": "spark", "databricks": "databricks"}  # hive://: the Spark Thrift server (HiveServer2)
 
 
 def sqlglot_dialect(sqlalchemy_dialect: str) -> str:
@@ -126,6 +129,8 @@ class ReadOnlyPolicy:
                                f"got {_describe(tree)}")
         allowed = _allowed(self.dialect)
         _vet_parser_words(tokens, dialect, allowed)
+        if self.dialect in SPARK_DIALECTS:
+            vet_spark_tokens(tokens)
         try:
             for node in tree.walk():
                 self._vet_node(node, sql, allowed)
@@ -147,6 +152,8 @@ class ReadOnlyPolicy:
             raise QueryRefused("@@global variables are not allowed")
         if isinstance(node, exp.Table) and node.name.lower() in DENIED_RELATIONS.get(self.dialect, ()):
             raise QueryRefused(f"reading '{node.name}' is not allowed")
+        if self.dialect in SPARK_DIALECTS:
+            vet_spark_node(node)
         if isinstance(node, exp.Func):
             name = _called_name(node, sql)
             if name is not None and name not in allowed:

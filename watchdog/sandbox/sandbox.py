@@ -29,6 +29,9 @@ DEFAULT_MAX_BYTES = 16 * 1024 * 1024
 def unknown_dialect(drivername: str) -> str:
     """The message for a URL whose database kind or driver SQLAlchemy cannot load."""
     backend, _, driver = drivername.partition("+")
+    if backend == "hive":
+        return ("hive:// (Spark SQL through the Spark Thrift server) needs PyHive: "
+                "pip install 'watchdog-dq[spark]'")
     missing = missing_driver(backend)
     if missing is not None:
         return missing

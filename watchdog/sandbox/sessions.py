@@ -68,6 +68,10 @@ def open_session(url: str) -> Session:
         return PostgresSession(parsed)
     if backend in ("mysql", "mariadb"):
         return MySQLSession(parsed)
+    if backend == "hive":  # the Spark Thrift server (HiveServer2)
+        from watchdog.sandbox.spark_session import SparkSession
+
+        return SparkSession(parsed)
     return GenericSession(parsed)
 
 

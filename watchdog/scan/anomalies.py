@@ -97,7 +97,7 @@ def _bucket_key(col: exp.Expr, bucket: str, dialect: str) -> exp.Expr:
     if dialect == "bigquery":  # the column as a DATETIME (a TIMESTAMP in UTC), weeks from Monday
         unit: exp.Expr = exp.var("WEEK(MONDAY)") if bucket == "week" else exp.var(bucket.upper())
         return exp.Anonymous(this="DATETIME_TRUNC", expressions=[_bound(col, dialect), unit])
-    if dialect in WAREHOUSE_DIALECTS:  # DATE_TRUNC('DAY', col): the unit is case-insensitive on all three
+    if dialect in WAREHOUSE_DIALECTS or dialect == "spark":  # DATE_TRUNC('DAY', col): the unit in any case
         return exp.TimestampTrunc(this=col, unit=exp.var(bucket.upper()))
     if dialect == "postgres":
         return exp.Anonymous(this="DATE_TRUNC", expressions=[exp.Literal.string(bucket), col])
@@ -118,7 +118,7 @@ def _bound(col: exp.Expr, dialect: str) -> exp.Expr:
     """The column as compared with the window's bounds (SQLite: normalised text, 'T' or not)."""
     if dialect == "bigquery":  # DATE, DATETIME and TIMESTAMP do not compare with each other: all as DATETIME
         return exp.Cast(this=col, to=exp.DataType.build("datetime", dialect="bigquery"))
-    if dialect in ("postgres", "mysql") or dialect in WAREHOUSE_DIALECTS:
+    if dialect in ("postgres", "mysql", "spark") or dialect in WAREHOUSE_DIALECTS:
         return col
     return exp.Anonymous(this="DATETIME", expressions=[col])
 

@@ -11,9 +11,11 @@ from typing import Any, overload
 
 import sqlglot
 from sqlglot import exp
+from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import ParseError, TokenError
 
 from watchdog.errors import QueryRefused
+from watchdog.sandbox.spark_policy import SPARK_DIALECTS, vet_spark_tokens
 from watchdog.scan import regex, regex_warehouse
 
 
@@ -101,6 +103,8 @@ def literal(value: Any) -> exp.Expr:
 def condition(text: str, dialect: str) -> exp.Expr:
     """Parse a user ``where`` condition; raises QueryRefused when it is not one condition."""
     try:
+        if dialect in SPARK_DIALECTS:  # 'o''hare' is 'ohare' to Spark: refused, as in any Spark statement
+            vet_spark_tokens(Dialect.get_or_raise(dialect).tokenize(text))
         parsed = sqlglot.parse_one(text, read=dialect, into=exp.Condition)
     except (ParseError, TokenError) as exc:
         raise QueryRefused(f"invalid where condition {text!r}: {str(exc).splitlines()[0][:200]}") from None
@@ -130,9 +134,13 @@ def regex_search(value: exp.Expr, pattern: str, dialect: str) -> exp.Expr:
         return exp.RegexpLike(this=value, expression=exp.Literal.string(regex.translate(pattern, "postgres")))
     if dialect in ("sqlite", "strictsqlite"):  # the sandbox's REGEXP function is Python's re
         return exp.RegexpLike(this=value, expression=exp.Literal.string(regex.translate(pattern, "python")))
+    if dialect == "spark":  # RLIKE is java.util.regex's find(), as on Databricks
+        value = exp.Cast(this=value, to=exp.DataType.build("text"))
+        return exp.RegexpLike(this=value, expression=exp.Literal.string(regex.translate(pattern, "java")))
     if dialect in regex_warehouse.ENGINE:  # Trino, Snowflake, BigQuery, Databricks: generated SQL only
         return regex_warehouse.search(value, pattern, dialect)
-    raise QueryRefused(f"pattern checks run on SQLite, PostgreSQL and MySQL/MariaDB, not on {dialect}")
+    raise QueryRefused(f"pattern checks run on SQLite, PostgreSQL, MySQL/MariaDB, Spark SQL and the warehouses, "
+                       f"not on {dialect}")
 
 
 #: a collation that compares by code point (case- and trailing-space-sensitive), per warehouse

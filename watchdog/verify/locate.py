@@ -30,7 +30,7 @@ CHECK_TYPES = ("not_null", "unique", "pattern", "accepted_values", "range", "for
 _CHECK_WORDS = {
     "not_null": r"not[_ -]?null|non[_ -]?null|nulls?|missing|empty|blank|without|no\s+value|lack\w*|absent|unset|"
                 r"present|presence|populated|filled|required|mandatory|completeness|complete|"
-                r"not\s+set|not\s+filled|no\s+\w+\s+address",
+                r"not\s+set|not\s+filled|no\s+\w+\s+address|do(?:es)?\s+not\s+have|don['’]t\s+have",
     "unique": r"duplicat\w*|unique\w*|repeat\w*|more\s+than\s+once|shared?|same|distinct|dupes?",
     "pattern": r"pattern|format\w*|malformed|invalid|regex\w*|look\s+like|looks\s+like|well[- ]formed|"
                r"match\w*|valid|shape|syntax",

@@ -38,6 +38,8 @@ def check_sentence(res: Results, idx: Index, raw_text: str, ctx: Ctx, *,
     check_no_issues(res, idx, text, item, ctx, explicit)
     if item is None and not ambiguous and ctx.finding is None:
         check_summary_counts(res, idx, text, code)
+    else:  # "There were 24 checks that ran" is about the whole scan wherever it stands
+        check_summary_counts(res, idx, text, code, only_ran=True)
     if ambiguous:
         _check_clauses(res, idx, text, code, explicit, ctx)
         return None

@@ -33,6 +33,9 @@ _NO_ISSUES_SKIP = re.compile(
 
 _SUMMARY_NUM = (r"(?P<n>\d{1,3}(?:,\d{3})*|\d+|zero|no|one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
                 r"twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty)")
+#: "24 checks that ran", "20 checks were run": the number of checks in the scan
+_CHECKS_RAN = re.compile(rf"(?<![\w.,]){_SUMMARY_NUM}\s+(?P<w>checks)\s+(?:that\s+|which\s+)?"
+                         r"(?:ran|were\s+run|have\s+run)\b", re.I)
 _SUMMARY_RES = [
     re.compile(rf"(?<![\w.,]){_SUMMARY_NUM}\s+(?P<w>failed|warned|passed|errored|errors?|failures|warnings)"
                r"(?!\s*(?:rows?|records?|values?|with|on|in|for|because|due|to|the|at|and\s+\d+\s+(?:rows|records)))",
@@ -44,10 +47,13 @@ _SUMMARY_RES = [
     re.compile(rf"(?<![\w.,]){_SUMMARY_NUM}\s+(?P<w>failing|failed|passing|passed|warning|warned|erroring|errored)"
                r"\s+checks?\b", re.I),
     re.compile(rf"(?:\(|\bof\s+(?:the\s+)?|\ball\s+|\bran\s+|\btotal\s+of\s+){_SUMMARY_NUM}\s+(?P<w>checks)\b", re.I),
+    _CHECKS_RAN,
     re.compile(r"(?<![\w])(?P<w>(?:passed|passing|failed|failing|warned|warning|errored)\s+checks|failed|failures|"
                r"failing|passed|passing|warned|warnings?|errors?|errored|"
                r"checks(?:\s+run)?|total\s+checks)\s*[:=]\s*(?P<n>\d{1,3}(?:,\d{3})*|\d+)(?![\w.,%]|,\d)", re.I),
 ]
+#: a line or list item that is only a count of checks by status ("- 5 warned", "4 failed."): a summary bullet
+_COUNT_ALONE = re.compile(r"\s*(?:[-*+]\s+)?\d{1,3}\s+(?:failed|warned|passed|errors?|errored)\s*[.;,]?\s*")
 _SUMMARY_SCOPED = re.compile(r"\b(?:other|remaining|rest\s+of\s+the|these|those|further|additional|another|"
                              r"last|first|previous|more|only|every|each)\s*$", re.I)
 _SUMMARY_WORDNUM = {"zero": 0, "no": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
@@ -97,16 +103,22 @@ def check_no_issues(res: Results, idx: Index, text: str, item: IndexedFinding | 
                 f'The report says "{phrase}", but {len(wrong)} check(s) did not pass: {names}.')
 
 
-def check_summary_counts(res: Results, idx: Index, text: str, code: Code) -> None:
+def check_summary_counts(res: Results, idx: Index, text: str, code: Code, *, only_ran: bool = False) -> None:
     """Counts of checks by status ("8 failed, 2 warned", "3 checks failed", "(20 checks)", "Failed: 8") that
-    disagree with the findings' summary (or, when the sentence names tables, those tables' checks)."""
+    disagree with the findings' summary (or, when the sentence names tables, those tables' checks).
+    ``only_ran``: only "N checks (that) ran", in a text about one finding."""
     masked = list(text)
     for s, e in code:
         masked[s:e] = MASK * (e - s)
     plain = "".join(masked)
     low = plain.lower()
+    if only_ran:
+        for m in _CHECKS_RAN.finditer(plain):
+            _check_count(res, idx.doc.summary, [], plain, m)
+        return
     if not re.search(r"\bchecks?\b|\btests?\b", low) and len(re.findall(
-            r"\b\d+\s+(?:failed|warned|passed|errors?|errored)\b", low)) < 2 and not _SUMMARY_RES[-1].search(plain):
+            r"\b\d+\s+(?:failed|warned|passed|errors?|errored)\b", low)) < 2 and not _SUMMARY_RES[-1].search(plain) \
+            and not _COUNT_ALONE.fullmatch(low):
         return
     per_table = [
         {st: sum(1 for i in idx.by_table.get(t, ()) if i.status == st) for st in ("pass", "fail", "warn", "error")}

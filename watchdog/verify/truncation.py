@@ -26,8 +26,9 @@ _HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
 _ITEM = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)])\s+")
 
 
-def check_truncation(res: Results, unwrapped: Unwrapped) -> None:
-    """Add a bad item when the draft (already unwrapped) looks cut off."""
+def check_truncation(res: Results, unwrapped: Unwrapped, checks: int = 0) -> None:
+    """Add a bad item when the draft (already unwrapped) looks cut off; ``checks``: how many checks the findings
+    have (a findings table that ends early, on a row without its closing pipe, is cut)."""
     lines = [ln for ln in unwrapped.text.split("\n") if ln.strip()]
     if unwrapped.unclosed_reasoning and not lines:
         res.add_bad(None, "(only a reasoning block)", "no report",
@@ -35,7 +36,7 @@ def check_truncation(res: Results, unwrapped: Unwrapped) -> None:
                     "follows it. Write the report itself, starting with '# Data-quality report'.")
         return
     last = lines[-1].strip() if lines else ""
-    reason = _reason(lines, unwrapped)
+    reason = _reason(lines, unwrapped, checks)
     if reason is None:
         return
     shown = last if len(last) <= 80 else "…" + last[-79:]
@@ -44,14 +45,14 @@ def check_truncation(res: Results, unwrapped: Unwrapped) -> None:
                 "token limit. Write the report complete, every section finished.")
 
 
-def _reason(lines: list[str], unwrapped: Unwrapped) -> str | None:
+def _reason(lines: list[str], unwrapped: Unwrapped, checks: int) -> str | None:
     if unwrapped.unclosed_fence:
         return "the code fence around it is never closed"
     if not lines:
         return None
     last = lines[-1].strip()
     if _TABLE_ROW.match(last):
-        return _table_reason(lines)
+        return _table_reason(lines, checks)
     if _HEADING.match(last):
         return "it ends with a heading that has nothing under it"
     body = _ITEM.sub("", last)
@@ -69,8 +70,9 @@ def _reason(lines: list[str], unwrapped: Unwrapped) -> str | None:
     return None
 
 
-def _table_reason(lines: list[str]) -> str | None:
-    """An unfinished last table row: fewer cells than the header (a missing closing pipe alone is a habit)."""
+def _table_reason(lines: list[str], checks: int) -> str | None:
+    """An unfinished last table row: fewer cells than the header, or, in a table with fewer rows than the findings
+    have checks, no closing pipe where every other row has one (a last row without it is otherwise a habit)."""
     rows = []
     for ln in reversed(lines):
         if not _TABLE_ROW.match(ln):
@@ -82,6 +84,8 @@ def _table_reason(lines: list[str]) -> str | None:
         return "the table has only a header"
     if _cells(last) < _cells(header):
         return "the last table row is unfinished"
+    if not last.endswith("|") and 3 <= len(rows) < checks + 2 and all(r.endswith("|") for r in rows[:-1]):
+        return "the table stops early, on a row without its closing |"
     return None
 
 

@@ -1,60 +1,80 @@
-"""The report a model meant to write, out of the wrapping small models put around it.
+"""The answer a model meant to give, out of the wrapping small models put around it: one core for the report
+(verify_fn and the graph's drafts) and for the JSON answers of program mode and the review.
 
 Models answer in shapes a reader never sees as wrapping: reasoning blocks (``<think>…</think>``,
-``<thinking>``, ``<reasoning>``), an echoed ``<report>…</report>`` tag from the prompt, and the whole
-report inside a code fence (```` ```markdown … ``` ````) with a line of chatter before or after it.
-:func:`unwrap_report` removes all three, so that :func:`~watchdog.verify.verify_fn` checks, and the
-graph delivers, the Markdown itself. :func:`unwrap` also says what it removed and whether the fence
-around the report was never closed (the draft was cut off inside it).
+``<thinking>``, ``<reasoning>``, ``<reflection>``), an echoed tag from the prompt (``<report>``,
+``<answer>``, ``<json>``), and the whole answer inside a code fence (```` ```markdown … ``` ````,
+```` ```json … ``` ````) with a line of chatter before or after it. :func:`unwrap` removes all three and says
+what it removed, whether the fence around the answer was never closed (the draft was cut off inside it) and
+whether a reasoning block was never closed (there is no answer after it).
 
-A fence is unwrapped only when it holds a Markdown heading and no heading stands outside it; the
-closing fence is the first bare fence line that does not close a code block opened inside the report
-(```` ```sql ```` … ```` ``` ````). Pure ``re``.
+A fence is unwrapped only when it is the first fence, its info string is a wrapper's (``markdown``, ``md``,
+``json``, none, …), what is inside it holds what the answer must contain (a Markdown heading for a report,
+``{`` for JSON: the ``contains`` predicate) and nothing outside it does. The closing fence is the first bare
+fence line that does not close a code block opened inside the answer (```` ```sql ```` … ```` ``` ````).
+:func:`unwrap_report` is the report's form; :func:`unwrap_json` the JSON answer's. Pure ``re``.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
-__all__ = ["Unwrapped", "unwrap", "unwrap_report"]
+__all__ = ["Unwrapped", "has_heading", "has_object", "unwrap", "unwrap_json", "unwrap_report"]
 
 _REASONING = re.compile(r"<(think|thinking|reasoning|reflection)>.*?</\1>", re.I | re.S)
 _OPEN_REASONING = re.compile(r"<(?:think|thinking|reasoning|reflection)>", re.I)
 _CLOSE_REASONING = re.compile(r"</(?:think|thinking|reasoning|reflection)>", re.I)
-_REPORT_OPEN = re.compile(r"<report>[ \t]*\n?", re.I)
-_REPORT_CLOSE = re.compile(r"\n?[ \t]*</report>", re.I)
+_TAG_OPEN = re.compile(r"<(report|answer|json)>[ \t]*\n?", re.I)
 _FENCE = re.compile(r"^[ \t]{0,3}(?P<run>`{3,}|~{3,})[ \t]*(?P<info>[^`\s]*)[^`]*$")
 _HEADING = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+\S", re.M)
-_WRAPPER_INFO = {"", "markdown", "md", "gfm", "text", "txt", "report"}
+_WRAPPER_INFO = {"", "markdown", "md", "gfm", "text", "txt", "report", "json", "jsonc", "json5"}
+
+
+def has_heading(text: str) -> bool:
+    """A report must contain a Markdown heading."""
+    return _HEADING.search(text) is not None
+
+
+def has_object(text: str) -> bool:
+    """A JSON answer must contain an object."""
+    return "{" in text
 
 
 @dataclass
 class Unwrapped:
-    """The report text and what was taken off it."""
+    """The answer's text and what was taken off it."""
 
     text: str
     removed: list[str] = field(default_factory=list)
-    #: the fence around the report was opened and never closed: the draft ends inside it
+    #: the fence around the answer was opened and never closed: the draft ends inside it
     unclosed_fence: bool = False
-    #: a reasoning block was opened and never closed: there is no report after it
+    #: the opening line of that unclosed fence (so a caller can keep the cut visible)
+    fence_line: str = ""
+    #: a reasoning block was opened and never closed: there is no answer after it
     unclosed_reasoning: bool = False
 
 
+def unwrap(text: str, contains: Callable[[str], bool] = has_heading) -> Unwrapped:
+    """``text`` without reasoning blocks, an echoed tag and a code fence around the whole answer; ``contains``
+    says what the fenced part must hold (and the rest must not) for the fence to be a wrapper."""
+    out = Unwrapped((text or "").replace("\r\n", "\n").replace("\r", "\n"))
+    _drop_reasoning(out)
+    _drop_tags(out)
+    _drop_fence(out, contains)
+    out.text = out.text.strip("\n")
+    return out
+
+
 def unwrap_report(text: str) -> str:
-    """The Markdown report inside ``text``: reasoning blocks, echoed ``<report>`` tags and a code fence around the
-    whole report removed (see :mod:`watchdog.verify.unwrap`)."""
+    """The Markdown report inside ``text`` (see :mod:`watchdog.verify.unwrap`)."""
     return unwrap(text).text
 
 
-def unwrap(text: str) -> Unwrapped:
-    """Like :func:`unwrap_report`, also saying what was removed."""
-    out = Unwrapped((text or "").replace("\r\n", "\n").replace("\r", "\n"))
-    _drop_reasoning(out)
-    _drop_report_tags(out)
-    _drop_fence(out)
-    out.text = out.text.strip("\n")
-    return out
+def unwrap_json(text: str) -> str:
+    """The JSON answer inside ``text``: reasoning, echoed tags and a ```` ```json ```` fence removed."""
+    return unwrap(text, has_object).text
 
 
 def _drop_reasoning(out: Unwrapped) -> None:
@@ -73,20 +93,25 @@ def _drop_reasoning(out: Unwrapped) -> None:
     out.text = text
 
 
-def _drop_report_tags(out: Unwrapped) -> None:
+def _drop_tags(out: Unwrapped) -> None:
+    """An echoed ``<report>``/``<answer>``/``<json>``: what is before the first opening tag and after the last
+    closing tag of the same name is chatter."""
     text = out.text
-    opened = _REPORT_OPEN.search(text)
+    opened = _TAG_OPEN.search(text)
+    names = [opened.group(1).lower()] if opened else ["report", "answer", "json"]
     if opened:
         text = text[opened.end():]
-        out.removed.append("<report> tag")
-    closes = list(_REPORT_CLOSE.finditer(text))
-    if closes:
-        text = text[:closes[-1].start()]
-        out.removed.append("</report> tag")
+        out.removed.append(f"<{names[0]}> tag")
+    for name in names:
+        closes = list(re.finditer(rf"\n?[ \t]*</{name}>", text, re.I))
+        if closes:
+            text = text[:closes[-1].start()]
+            out.removed.append(f"</{name}> tag")
+            break
     out.text = text
 
 
-def _drop_fence(out: Unwrapped) -> None:
+def _drop_fence(out: Unwrapped, contains: Callable[[str], bool]) -> None:
     lines = out.text.split("\n")
     for start, line in enumerate(lines):
         m = _FENCE.match(line)
@@ -97,11 +122,12 @@ def _drop_fence(out: Unwrapped) -> None:
         end = _closing_line(lines, start + 1, m.group("run"))
         inside = lines[start + 1:end] if end is not None else lines[start + 1:]
         outside = lines[:start] + (lines[end + 1:] if end is not None else [])
-        if not _HEADING.search("\n".join(inside)) or _HEADING.search("\n".join(outside)):
+        if not contains("\n".join(inside)) or contains("\n".join(outside)):
             return
         out.text = "\n".join(inside)
         out.removed.append("code fence")
         out.unclosed_fence = end is None
+        out.fence_line = line if end is None else ""
         return
 
 

@@ -35,7 +35,7 @@ def verify_fn(report_markdown: str, findings: FindingsDoc | dict[str, Any]) -> V
     for block in blocks(unwrapped.text):
         walker.block(block)
     check_unmentioned(walker.res, walker.idx)
-    check_truncation(walker.res, unwrapped)
+    check_truncation(walker.res, unwrapped, len(doc.findings))
     return walker.res.verification()
 
 

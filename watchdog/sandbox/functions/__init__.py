@@ -2,7 +2,7 @@
 
 Pure data, no sqlglot import (the SQLite worker process reads :data:`SQLITE_ALLOWED` for its
 authorizer). :func:`allowed_functions` takes a sqlglot dialect name (``postgres``, ``mysql``,
-``strictsqlite``/``sqlite``); other dialects get the functions common to all three.
+``strictsqlite``/``sqlite``, ``spark``/``databricks``); other dialects get the functions common to all three.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from watchdog.sandbox.functions.postgres import (
     POSTGRES_FUNCTIONS,
     POSTGRES_VOLATILE_ALLOWED,
 )
+from watchdog.sandbox.functions.spark import SPARK_FUNCTIONS, SPARK_VOLATILE_ALLOWED
 from watchdog.sandbox.functions.sqlite import SQLITE_FUNCTIONS, SQLITE_PRAGMA_FUNCTIONS, SQLITE_VOLATILE_ALLOWED
 from watchdog.sandbox.functions.warehouses import (
     BIGQUERY_FUNCTIONS,
@@ -25,12 +26,15 @@ from watchdog.sandbox.functions.warehouses import (
 SQLITE_ALLOWED = COMMON | SQLITE_FUNCTIONS | SQLITE_PRAGMA_FUNCTIONS
 POSTGRES_ALLOWED = COMMON | POSTGRES_FUNCTIONS | POSTGRES_VOLATILE_ALLOWED
 MYSQL_ALLOWED = COMMON | MYSQL_FUNCTIONS
+#: Spark SQL (Thrift server, Databricks): the server's own names only, no COMMON extras
+SPARK_ALLOWED = SPARK_FUNCTIONS
 
 _BY_DIALECT = {
     "sqlite": SQLITE_ALLOWED,
     "strictsqlite": SQLITE_ALLOWED,
     "postgres": POSTGRES_ALLOWED,
     "mysql": MYSQL_ALLOWED,
+    "spark": SPARK_ALLOWED,
     # warehouses: generated SQL only, not tested against a live server (see functions/warehouses.py)
     "trino": COMMON | TRINO_FUNCTIONS,
     "snowflake": COMMON | SNOWFLAKE_FUNCTIONS,
@@ -43,6 +47,7 @@ VOLATILE_ALLOWED = {
     "strictsqlite": SQLITE_VOLATILE_ALLOWED,
     "postgres": POSTGRES_VOLATILE_ALLOWED,
     "mysql": MYSQL_VOLATILE_ALLOWED,
+    "spark": SPARK_VOLATILE_ALLOWED,
 }
 
 #: relations (tables/views) no statement may read, per dialect
