@@ -207,18 +207,21 @@ def scheduler_table(s: dict[str, Any]) -> str:
 
 
 def diagnostics_table(d: dict[str, Any]) -> str:
-    rows = [[x["what"], f"{x['wall_s']:.2f}", f"{x.get('min_s', x['wall_s']):.2f}", f"{x['peak_rss_mb']:.0f}",
+    rows = [[x["what"], f"{x['wall_s']:.2f}", f"{x.get('min_s', x['wall_s']):.2f}",
+             f"{x['cpu_s']:.3f}" if "cpu_s" in x else "–", f"{x['peak_rss_mb']:.0f}",
              "" if x["ok"] else "FAILED"] for x in d["startup"]]
     reps = d["startup"][0].get("reps", 3) if d["startup"] else 0
-    text = (f"Diagnostics: fixed cost of a fresh process (median and min of {reps}, interleaved)\n"
-            + table(["process", "wall s", "min s", "peak RSS MB", ""], rows))
+    text = (f"Diagnostics: fixed cost of a fresh process (median and min of {reps}, interleaved; CPU: user + "
+            "system of the process and its children, median)\n"
+            + table(["process", "wall s", "min s", "CPU s", "peak RSS MB", ""], rows))
     r = d.get("startup_ratios")
     if r:
+        cpu = lambda key: f"; CPU {fmt_ratio(r[key])}" if r.get(key) else ""  # noqa: E731
         text += (f"\n  watchdog --version / python -c 'import sqlite3': {fmt_ratio(r['version/bare_python'])} "
-                 f"(mins {fmt_ratio(r['version/bare_python_min'])}; target 3x)"
+                 f"(mins {fmt_ratio(r['version/bare_python_min'])}{cpu('version/bare_python_cpu')}; target 3x)"
                  f"\n  watchdog scan of a 1-row table / importing sqlglot, yaml, sqlite3: "
-                 f"{fmt_ratio(r['scan_1_row/scan_imports'])} (mins {fmt_ratio(r['scan_1_row/scan_imports_min'])}; "
-                 f"target 1.5x)")
+                 f"{fmt_ratio(r['scan_1_row/scan_imports'])} (mins {fmt_ratio(r['scan_1_row/scan_imports_min'])}"
+                 f"{cpu('scan_1_row/scan_imports_cpu')}; target 1.5x)")
     rx = d.get("sqlite_regexp")
     if rx:
         secs = rx["seconds"]

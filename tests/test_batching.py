@@ -79,7 +79,12 @@ def parse(sql: str, dialect: str) -> exp.Expression:
 def is_aggregate_read(tree: exp.Expression) -> bool:
     """A SELECT whose every output column is an aggregate and that has no GROUP BY: it returns exactly one row."""
     return (isinstance(tree, exp.Select) and not tree.args.get("group")
-            and all(isinstance(p.unalias(), exp.AggFunc) for p in tree.expressions))
+            and all(_aggregate(p.unalias()) for p in tree.expressions))
+
+
+def _aggregate(node: exp.Expression) -> bool:
+    """An aggregate call, with or without a FILTER clause (PostgreSQL's ``COUNT(*) FILTER (WHERE c)``)."""
+    return isinstance(node, exp.AggFunc) or (isinstance(node, exp.Filter) and isinstance(node.this, exp.AggFunc))
 
 
 def is_table_batch(tree: exp.Expression, table: str) -> bool:

@@ -167,6 +167,15 @@ def test_the_help_test_covers_every_command():
     assert len(COMMANDS) >= 15 and {"scan", "query", "run", "serve", "review approve"} <= set(COMMANDS)
 
 
+def test_every_command_is_found_in_its_own_module_alone():
+    """``watchdog scan`` imports only watchdog/cli/scan.py: COMMAND_HOMES names each command's module."""
+    from watchdog.cli import cli
+    from watchdog.cli.app import COMMAND_HOMES
+
+    homes = {name: command.callback.__module__.rsplit(".", 1)[-1] for name, command in cli.commands.items()}
+    assert homes == COMMAND_HOMES, "add the new command to COMMAND_HOMES in watchdog/cli/app.py"
+
+
 @pytest.mark.parametrize("command", COMMANDS)
 def test_every_command_has_help_with_an_example(run_cli, command):
     result = run_cli(*command.split(), "--help")

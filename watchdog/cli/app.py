@@ -22,17 +22,28 @@ CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 #: the modules that register commands on ``cli``; imported when a command is looked up, so that
 #: ``watchdog --version`` (and a usage error) starts without them
 COMMAND_MODULES = ("scan", "audits", "report", "daemon", "mcp", "dashboard", "profile")
+#: where each command lives, so that running one imports only its module (``watchdog scan`` does not pay
+#: for the daemon, the MCP server or the profiler); a command missing here is still found, by importing all
+#: of COMMAND_MODULES (tests/test_cli.py checks that this map is complete)
+COMMAND_HOMES = {
+    "scan": "scan", "query": "scan", "check-config": "scan", "demo": "scan",
+    "run": "audits", "history": "audits", "review": "audits",
+    "verify": "report", "graph": "report", "resume": "report", "trail": "report",
+    "serve": "daemon", "schedule": "daemon", "status": "daemon",
+    "mcp": "mcp", "dashboard": "dashboard", "profile": "profile", "suggest": "profile",
+}
 
 
 class LazyGroup(click.Group):
-    """A group whose commands' modules are imported the first time its commands are looked at."""
+    """A group whose commands' modules are imported when its commands are looked at: the invoked
+    command's own module only (:data:`COMMAND_HOMES`), or all of them to list or find one."""
 
     _loaded = False
 
     @property  # type: ignore[override]
     def commands(self) -> dict[str, click.Command]:
         if not self._loaded:
-            self._loaded = True  # first: the modules' @cli.command() decorators read this dict too
+            self._loaded = True
             for name in COMMAND_MODULES:
                 import_module(f"watchdog.cli.{name}")
         return self._commands
@@ -40,6 +51,23 @@ class LazyGroup(click.Group):
     @commands.setter
     def commands(self, value: dict[str, click.Command]) -> None:
         self._commands = value
+
+    def add_command(self, cmd: click.Command, name: str | None = None) -> None:
+        # the modules' @cli.command() decorators register here: into the dict itself, loading nothing else
+        name = name or cmd.name
+        if name is None:
+            raise TypeError("Command has no name.")
+        click.core._check_nested_chain(self, name, cmd, register=True)
+        self._commands[name] = cmd
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        home = COMMAND_HOMES.get(cmd_name)
+        if home is not None and not self._loaded:
+            import_module(f"watchdog.cli.{home}")  # registers into self._commands without loading the rest
+            found = self._commands.get(cmd_name)
+            if found is not None:
+                return found
+        return super().get_command(ctx, cmd_name)
 
 
 class GreedyOption(click.Option):

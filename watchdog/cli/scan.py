@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 import click
 
@@ -12,13 +12,11 @@ from watchdog.cli import console
 from watchdog.cli.app import CONTEXT, GreedyOption, cli, config_option, resolve_db
 from watchdog.errors import ConfigError
 from watchdog.exit_codes import ExitCode
-from watchdog.run.scan_run import (
-    ScanOutcome,
-    expand_suite_paths,
-    run_scan,
-    timestamp_dir,
-)
-from watchdog.settings import DEFAULT_MAX_ROWS, DEFAULT_SAMPLE, DEFAULT_TIMEOUT_S, DatabaseConfig
+from watchdog.settings import DEFAULT_MAX_ROWS, DEFAULT_SAMPLE, DEFAULT_TIMEOUT_S
+
+if TYPE_CHECKING:  # the scanner is imported inside the commands (``scan`` starts its SQLite worker first)
+    from watchdog.run.scan_run import ScanOutcome
+    from watchdog.settings import DatabaseConfig
 
 
 @cli.command(context_settings=CONTEXT)
@@ -53,9 +51,14 @@ def scan(db: str | None, files: tuple[str, ...], checks: tuple[str, ...], out_di
         watchdog scan --file customers=data/customers.csv --file "data/orders/*.parquet" --checks lake.yaml
         OPENAI_API_KEY=... watchdog scan --db crm --checks checks/demo_crm.yaml --llm
     """
-    from watchdog.settings import load_settings_or_default
+    from watchdog.sandbox.sqlite_session import prestart_for
 
     database = _with_files(db, files, config_path).with_limits(timeout_s=timeout_s)
+    prestart_for(database.url)  # a SQLite worker starts while the scanner is imported and the suites read
+
+    from watchdog.run.scan_run import run_scan, timestamp_dir
+    from watchdog.settings import load_settings_or_default
+
     settings = load_settings_or_default(config_path) if llm else None
     target = out_dir or timestamp_dir(Path("reports").resolve() / "adhoc")
     with console.scan_progress(enabled=True) as progress:
@@ -177,6 +180,7 @@ def check_config(config_path: Path | None, checks: tuple[str, ...]) -> None:
         watchdog check-config --checks checks/shop.yaml
         watchdog check-config --config config/watchdog.yaml --checks checks/extra.yaml
     """
+    from watchdog.run.scan_run import expand_suite_paths
     from watchdog.scan.suites import SuiteError, load_suites
     from watchdog.scan.where_lint import portability_warnings
 

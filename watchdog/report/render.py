@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from jinja2 import Environment, PackageLoader, StrictUndefined
+from jinja2 import Environment, FileSystemBytecodeCache, PackageLoader, StrictUndefined
 
 from watchdog.findings import Finding, FindingsDoc
 from watchdog.report import escape, rules_view
@@ -20,11 +20,21 @@ def _environment() -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
+        # compiled templates are kept (in a private per-user folder of the temporary directory, checked by
+        # Jinja2): compiling report.md.j2 again cost each scan more than the scan of a small table
+        bytecode_cache=_bytecode_cache(),
     )
     env.filters.update(md=escape.md_cell, code=escape.md_code, paragraph=escape.md_paragraph, number=escape.number,
                        percent=escape.percent, duration=escape.duration, fence=escape.code_fence)
     env.globals.update(measure=measure, anomaly_lines=rules_view.anomaly_lines, rule_lines=rules_view.rule_lines)
     return env
+
+
+def _bytecode_cache() -> FileSystemBytecodeCache | None:
+    try:
+        return FileSystemBytecodeCache()
+    except RuntimeError:  # no private cache folder can be made: compile each time
+        return None
 
 
 def measure(f: Finding) -> str:

@@ -99,6 +99,10 @@ class Sandbox:
             session = DuckDBSession(url, files)
         elif files:
             raise DatabaseUnavailable("files: needs a DuckDB database (duckdb:///:memory: or duckdb:///path.duckdb)")
+        if session is None and psycopg_conninfo(url) is not None:  # psycopg directly: no SQLAlchemy import
+            from watchdog.sandbox.sessions import open_session
+
+            session = open_session(url)
         if session is None:
             from sqlalchemy.engine import make_url
             from sqlalchemy.exc import NoSuchModuleError
@@ -158,13 +162,23 @@ class Sandbox:
     def column_types(self, table: list[str]) -> dict[str, tuple[str, str]]:
         """``{column: (kind, declared type)}`` of ``table`` (dotted parts), read from the catalogue and
         cached for the sandbox's life; empty when it cannot be read. See :mod:`watchdog.sandbox.catalog`."""
-        from watchdog.sandbox.catalog import column_types
-
         key = tuple(table)
         cache = self.__dict__.setdefault("_column_types", {})
         if key not in cache:
             with self._lock:
-                cache[key] = column_types(self._session, list(table))
+                found = None
+                direct = getattr(self._session, "dialect_name", "") == "sqlite" or hasattr(
+                    getattr(self._session, "_engine", None), "_conninfo")  # SQLite, psycopg: no SQLAlchemy
+                if direct:
+                    from watchdog.sandbox import column_kinds
+
+                    read = column_kinds.sqlite if self._session.dialect_name == "sqlite" else column_kinds.postgres
+                    found = read(self._session, list(table), timeout_s=self.timeout_s)
+                if found is None:
+                    from watchdog.sandbox.catalog import column_types
+
+                    found = column_types(self._session, list(table))
+                cache[key] = found
         return dict(cache[key])
 
     def close(self) -> None:

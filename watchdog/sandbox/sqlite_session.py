@@ -58,7 +58,8 @@ class SQLiteSession:
             path = self._file()
             if self._worker is None or not self._worker.alive():
                 self._stop_worker()
-                self._worker = _SQLiteWorker()
+                self._worker = _take_spare() or _SQLiteWorker()
+                self._worker.wait_ready()
             start = time.monotonic()
             reply = self._worker.call(("run", str(path), sql, int(max_rows), int(max_bytes), float(timeout_s)),
                                       wait_s=timeout_s + DEADLINE_GRACE_S)
@@ -91,10 +92,46 @@ class SQLiteSession:
 
 
 _LATE = object()  # the worker did not answer in time
+#: a worker started ahead of need by :func:`prestart` (at most one), taken by the next session that needs one
+_SPARE: list[_SQLiteWorker] = []
+
+
+def prestart() -> None:
+    """Start a SQLite worker now, without waiting for it: the next session's first query takes it, so the
+    worker's start-up (a fresh Python, ~40 ms) overlaps what the caller does meanwhile (importing the
+    scanner, reading suites). A worker that is never taken is killed at exit, like every worker. It is the
+    same worker as any other: each statement still sets its memory cap, deadline and read-only checks."""
+    if _SPARE:
+        return
+    try:
+        _SPARE.append(_SQLiteWorker())
+    except DatabaseUnavailable:  # the session will start its own and report the problem
+        return
+
+
+def prestart_for(url: str) -> None:
+    """:func:`prestart` when ``url`` is a plain ``sqlite:///`` URL of an existing file (else nothing)."""
+    prefix = "sqlite:///"
+    if url.startswith(prefix) and not any(c in url for c in "?%#") and Path(url[len(prefix):]).is_file():
+        prestart()
+
+
+def _take_spare() -> _SQLiteWorker | None:
+    while _SPARE:
+        try:
+            worker = _SPARE.pop()
+        except IndexError:  # another thread took it
+            return None
+        if worker.alive():
+            return worker
+        worker.stop()
+    return None
 
 
 class _SQLiteWorker:
-    """The worker process and a thread that reads its replies."""
+    """The worker process and a thread that reads its replies (:meth:`wait_ready` before the first call)."""
+
+    _ready = False
 
     def __init__(self) -> None:
         import watchdog
@@ -116,9 +153,15 @@ class _SQLiteWorker:
                          name="watchdog-sqlite-worker", daemon=True).start()
         # a Sandbox that is dropped without close() must not leave its worker behind
         self._finalizer = weakref.finalize(self, _kill, self._proc)
+
+    def wait_ready(self) -> None:
+        """Wait for the worker's ``("ready",)`` (once); a worker that does not say it is stopped."""
+        if self._ready:
+            return
         if self._next(CONNECT_TIMEOUT_S) != ("ready",):
             self.stop()
             raise DatabaseUnavailable("the SQLite worker did not start")
+        self._ready = True
 
     def _next(self, wait_s: float) -> Any:
         try:

@@ -25,7 +25,7 @@ def duration_seconds(text: str) -> float:
 
 
 class AnomalyOptions(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)  # built on first use
 
     #: the figure judged: row-level checks ``rate`` (default) or ``failing``; row_count and freshness ``value``
     metric: Literal["rate", "failing", "value"] | None = None

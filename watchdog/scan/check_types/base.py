@@ -26,7 +26,7 @@ Severity = Literal["fail", "warn"]
 class CheckOptions(BaseModel):
     """Options every check takes."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)  # built on first use
 
     name: str | None = Field(default=None, min_length=1)
     severity: Severity = "fail"

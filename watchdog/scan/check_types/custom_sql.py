@@ -34,7 +34,7 @@ from watchdog.scan.check_types.base import (
 
 
 class CustomSqlOptions(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)  # built on first use
 
     name: str = Field(min_length=1)
     sql: str | None = Field(default=None, min_length=1)

@@ -44,7 +44,7 @@ def accepts(declared: str, column: dict[str, str]) -> bool:
 
 
 class SchemaOptions(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)  # built on first use
 
     name: str | None = Field(default=None, min_length=1)
     severity: Severity = "fail"
@@ -64,7 +64,7 @@ class SchemaOptions(BaseModel):
 
 
 class SchemaChangesOptions(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)  # built on first use
 
     name: str | None = Field(default=None, min_length=1)
     severity: Severity = "fail"
