@@ -134,6 +134,10 @@ prompt):
    where no writer stops (a label with no value such as ``- **Status**:``, a heading with nothing under it,
    an unfinished table row, an open ``**`` or code span, a trailing comma, article, preposition or
    conjunction, a long last sentence with no end) — :mod:`watchdog.verify.truncation`.
+8. a problem claimed in words, with no number, about a check that passed with 0 failing rows: "missing
+   names", "Ensure all company records have a name" (``not_null``), "duplicate domains" (``unique``), outside any
+   check's section, when the one check of that kind on a matching column passed and none on a matching column
+   failed or warned — :mod:`watchdog.verify.problems`.
 
 Each message names the check's own quantity and states only true facts: a ``row_count`` is said to
 count rows, a ``freshness`` check's age is an age (never "failing rows"), a ``not_null`` check has no
@@ -150,7 +154,8 @@ rows"). ``Verification.passed`` is true when nothing is bad; ``to_json_dict()`` 
 :mod:`~watchdog.verify.claims` (which numbers are claims), :mod:`~watchdog.verify.facts` and
 :mod:`~watchdog.verify.consistency` (is a claim consistent with the facts),
 :mod:`~watchdog.verify.status` (statuses, unknown and unmentioned checks),
-:mod:`~watchdog.verify.summary` ("no issues", summary counts), :mod:`~watchdog.verify.unwrap`
+:mod:`~watchdog.verify.summary` ("no issues", summary counts), :mod:`~watchdog.verify.problems` (problems claimed
+in words about passing checks), :mod:`~watchdog.verify.unwrap`
 (fences, tags, reasoning), :mod:`~watchdog.verify.truncation` (cut-off drafts),
 :mod:`~watchdog.verify.model` (the result).
 """

@@ -20,6 +20,7 @@ from watchdog.verify.locate import (
 )
 from watchdog.verify.markdown import Code, clean
 from watchdog.verify.model import Results
+from watchdog.verify.problems import check_problem_claims
 from watchdog.verify.status import section_status, status_claims
 from watchdog.verify.summary import check_no_issues, check_summary_counts
 
@@ -40,6 +41,7 @@ def check_sentence(res: Results, idx: Index, raw_text: str, ctx: Ctx, *,
         check_summary_counts(res, idx, text, code)
     else:  # "There were 24 checks that ran" is about the whole scan wherever it stands
         check_summary_counts(res, idx, text, code, only_ran=True)
+    check_problem_claims(res, idx, text, item, ctx, explicit=bool(explicit), ambiguous=ambiguous)
     if ambiguous:
         _check_clauses(res, idx, text, code, explicit, ctx)
         return None
