@@ -80,6 +80,15 @@ def test_no_flag_when_the_noun_is_ambiguous() -> None:
     assert set(_problem_items(_report(doc), doc)) == {"companies.domain.unique"}
 
 
+def test_no_flag_inside_a_checks_own_section() -> None:
+    """A cause under a check's heading is about that check, not a claim about another one."""
+    doc = _findings()
+    text = _report(doc, summary="Email formats are wrong.", priorities=["Correct email format for all contacts"])
+    text = text.replace("- Missing email addresses in some records", "- Missing names in some records")
+    assert "- Missing names in some records" in text
+    assert _problem_items(text, doc) == {}
+
+
 def test_no_flag_when_the_passing_check_counts_rows() -> None:
     """A check that passed within its tolerance still counts missing values: the claim may be true."""
     doc = _findings(companies__name__not_null={"failing": 2, "rate": 0.01, "params": {"max_count": 5}})
@@ -92,6 +101,8 @@ def test_no_flag_when_the_passing_check_counts_rows() -> None:
     "Keep monitoring for missing names and duplicate domains.",
     "Names and domains passed: 0 missing names, 0 duplicate domains.",
     "Companies are not missing names, nor are there duplicate domains.",
+    "Missing names and duplicate domains were fixed last week; email formats are wrong.",
+    "Add a NOT NULL constraint to prevent missing names; check for duplicate domains.",
 ])
 def test_negated_or_hedged_claims_are_left_alone(summary: str) -> None:
     doc = _findings()

@@ -39,7 +39,8 @@ _NOT_A_CLAIM = re.compile(
     r"\d|\b(?:if|whether|unless|would|could|might|may|should\s+(?:any|there)|any|prevent\w*|avoid\w*|guard\w*|"
     r"monitor\w*|continue\w*|keep\w*|maintain\w*|still|already|remain\w*|pass\w*|ok|clean|free|zero|none|never|"
     r"nothing|no\s+longer|checks?\s+(?:for|whether|if)|checked|checking|looks?\s+for|test\w*|detect\w*|verif\w*|"
-    r"count\w*|measur\w*|future|again|expect\w*|must|rule)\b", re.I)
+    r"count\w*|measur\w*|future|again|expect\w*|must|rule|fixed|resolved|previous\w*|earlier|last\s+(?:week|month|"
+    r"run|scan|time)|used\s+to|before|historic\w*)\b", re.I)
 _NEGATED_BEFORE = re.compile(r"\b(?:no|not|without|zero|none|never|nor|n't)\b", re.I)
 _STOP = {"a", "an", "the", "and", "or", "in", "of", "for", "on", "with", "some", "all", "from", "to", "values",
          "value", "records", "record", "rows", "row", "entries", "data", "fields", "field"}
@@ -109,6 +110,11 @@ def check_problem_claims(res: Results, idx: Index, text: str, item: IndexedFindi
             if any(b.finding == target.name and b.actual == actual for b in res.bad):
                 continue
             says = " ".join(m.group(0).split())
+            words = m.group(1).split()
+            col = _columns(target)[0]
+            if len(words) == 2 and not (_matches(_singular(words[1]), col) or _matches("_".join(
+                    _singular(w) for w in words), col)):  # "without a name cause": the claim ends at "name"
+                says = " ".join(text[m.start():m.start(1) + len(words[0])].split())
             res.add_bad(target.name, says, actual,
                         f"{target.name} passed ({quantity}), but the report speaks of \"{says}\" as a problem.")
 
