@@ -10,7 +10,6 @@ next statement starts a new worker.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import queue
 import subprocess
@@ -18,13 +17,14 @@ import sys
 import threading
 import time
 import weakref
-from typing import IO, Any
+from typing import Any
 
 from watchdog.errors import DatabaseUnavailable, QueryError, QueryRefused, QueryTimeout
 from watchdog.sandbox import cancel as cancelling
 from watchdog.sandbox import duckdb_worker
 from watchdog.sandbox.limits import CONNECT_TIMEOUT_S, DEADLINE_GRACE_S
 from watchdog.sandbox.result import QueryResult
+from watchdog.sandbox.worker_pipe import kill, pipe, read_replies
 
 _ERRORS = {"timeout": QueryTimeout, "refused": QueryRefused, "unavailable": DatabaseUnavailable}
 _LATE = object()  # the worker did not answer in time
@@ -119,9 +119,9 @@ class _Worker:
         except OSError as exc:
             raise DatabaseUnavailable(f"cannot start the DuckDB worker: {exc}") from None
         self._replies: queue.Queue = queue.Queue()
-        threading.Thread(target=_read_replies, args=(self._proc.stdout, self._replies),
+        threading.Thread(target=read_replies, args=(self._proc.stdout, self._replies, duckdb_worker.receive),
                          name="watchdog-duckdb-worker", daemon=True).start()
-        self._finalizer = weakref.finalize(self, _kill, self._proc)
+        self._finalizer = weakref.finalize(self, kill, self._proc)
         reply = self.call(("open", path, files), wait_s=CONNECT_TIMEOUT_S * 3)  # CSV sniffing reads samples
         if reply is None or reply is _LATE or reply[0] != "ready":
             self.kill()
@@ -136,7 +136,7 @@ class _Worker:
     def call(self, request: tuple, *, wait_s: float) -> Any:
         """The worker's reply, None if it died, or _LATE if it did not answer within ``wait_s``."""
         try:
-            duckdb_worker.send(_pipe(self._proc.stdin), request)
+            duckdb_worker.send(pipe(self._proc.stdin), request)
         except OSError:
             return None
         try:
@@ -155,33 +155,3 @@ def _package_root() -> str:
     import watchdog
 
     return str(Path(watchdog.__file__).resolve().parent.parent)
-
-
-def _read_replies(stream: Any, replies: queue.Queue) -> None:
-    """Forward the worker's replies; None at its end (only this thread closes ``stream``)."""
-    try:
-        while True:
-            message = duckdb_worker.receive(stream)
-            replies.put(message)
-            if message is None:
-                return
-    except Exception:  # noqa: BLE001 - the pipe broke: the worker is gone
-        replies.put(None)
-    finally:
-        with contextlib.suppress(OSError):
-            stream.close()
-
-
-def _pipe(stream: IO[bytes] | None) -> IO[bytes]:
-    if stream is None:
-        raise OSError("the DuckDB worker has no pipe")
-    return stream
-
-
-def _kill(proc: subprocess.Popen) -> None:
-    with contextlib.suppress(OSError):
-        _pipe(proc.stdin).close()
-    if proc.poll() is None:
-        proc.kill()
-    with contextlib.suppress(subprocess.TimeoutExpired):  # pragma: no cover
-        proc.wait(timeout=5)

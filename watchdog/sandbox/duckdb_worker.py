@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import contextlib
 import pickle
-import struct
 import sys
 import threading
 from pathlib import Path
@@ -36,6 +35,7 @@ from watchdog.redact import redact
 from watchdog.sandbox.fetching import fetch_capped
 from watchdog.sandbox.file_tables import FileTableError, expand, reader_for
 from watchdog.sandbox.limits import DUCKDB_MEMORY_LIMIT
+from watchdog.sandbox.worker_pipe import read_frame, write_frame
 
 #: settings given when the connection opens: nothing is fetched or loaded from outside
 _CONNECT_CONFIG: dict[str, Any] = {"autoinstall_known_extensions": False, "autoload_known_extensions": False,
@@ -199,25 +199,13 @@ KINDS: dict[type[SandboxError], str] = {QueryTimeout: "timeout", QueryRefused: "
 
 
 def send(stream: IO[bytes], message: tuple) -> None:
-    payload = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
-    stream.write(struct.pack(">I", len(payload)) + payload)
-    stream.flush()
+    write_frame(stream, pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL))
 
 
 def receive(stream: IO[bytes]) -> tuple | None:
     """The next message, or None at the end of the stream."""
-    header = stream.read(4)
-    if len(header) < 4:
-        return None
-    size = struct.unpack(">I", header)[0]
-    chunks, left = [], size
-    while left:
-        chunk = stream.read(left)
-        if not chunk:
-            return None
-        chunks.append(chunk)
-        left -= len(chunk)
-    return pickle.loads(b"".join(chunks))
+    payload = read_frame(stream)
+    return None if payload is None else pickle.loads(payload)
 
 
 def _error(exc: SandboxError) -> tuple:

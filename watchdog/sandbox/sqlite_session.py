@@ -7,7 +7,6 @@ interrupted in process.
 
 from __future__ import annotations
 
-import contextlib
 import importlib.util
 import queue
 import subprocess
@@ -16,12 +15,13 @@ import threading
 import time
 import weakref
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any
 
 from watchdog.errors import DatabaseUnavailable, QueryError, QueryRefused, QueryTimeout
 from watchdog.sandbox import sqlite_worker
 from watchdog.sandbox.limits import CONNECT_TIMEOUT_S, DEADLINE_GRACE_S
 from watchdog.sandbox.result import QueryResult
+from watchdog.sandbox.worker_pipe import kill, pipe, read_replies
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import URL
@@ -149,10 +149,10 @@ class _SQLiteWorker:
             raise DatabaseUnavailable(f"cannot start the SQLite worker: {exc}") from None
         self._replies: queue.Queue = queue.Queue()
         # the reader holds no reference to self, so that a dropped session can be collected (and its worker killed)
-        threading.Thread(target=_read_replies, args=(self._proc.stdout, self._replies),
+        threading.Thread(target=read_replies, args=(self._proc.stdout, self._replies, sqlite_worker.receive),
                          name="watchdog-sqlite-worker", daemon=True).start()
         # a Sandbox that is dropped without close() must not leave its worker behind
-        self._finalizer = weakref.finalize(self, _kill, self._proc)
+        self._finalizer = weakref.finalize(self, kill, self._proc)
 
     def wait_ready(self) -> None:
         """Wait for the worker's ``("ready",)`` (once); a worker that does not say it is stopped."""
@@ -175,43 +175,10 @@ class _SQLiteWorker:
     def call(self, request: tuple, *, wait_s: float) -> Any:
         """The worker's reply, None if it died, or _LATE if it did not answer within ``wait_s``."""
         try:
-            sqlite_worker.send(_pipe(self._proc.stdin), request)
+            sqlite_worker.send(pipe(self._proc.stdin), request)
         except OSError:
             return None
         return self._next(wait_s)
 
     def stop(self) -> None:
         self._finalizer()
-
-
-def _read_replies(stream: Any, replies: queue.Queue) -> None:
-    """Forward the worker's replies; None at its end. Only this thread closes ``stream``: closing it
-    from another thread could let a read in flight land on a new pipe that reused the descriptor."""
-    try:
-        while True:
-            message = sqlite_worker.receive(stream)
-            replies.put(message)
-            if message is None:
-                return
-    except Exception:  # noqa: BLE001 - the pipe broke: the worker is gone
-        replies.put(None)
-    finally:
-        with contextlib.suppress(OSError):
-            stream.close()
-
-
-def _pipe(stream: IO[bytes] | None) -> IO[bytes]:
-    """The worker's end of a pipe (always there: the worker is started with both pipes)."""
-    if stream is None:
-        raise OSError("the SQLite worker has no pipe")
-    return stream
-
-
-def _kill(proc: subprocess.Popen) -> None:
-    """Stop the worker; its end of the reply pipe closes with it, which ends the reader thread."""
-    with contextlib.suppress(OSError):
-        _pipe(proc.stdin).close()
-    if proc.poll() is None:
-        proc.kill()
-    with contextlib.suppress(subprocess.TimeoutExpired):  # pragma: no cover
-        proc.wait(timeout=5)

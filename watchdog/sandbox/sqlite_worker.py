@@ -26,7 +26,6 @@ from __future__ import annotations
 import marshal
 import re
 import sqlite3
-import struct
 import sys
 import time
 from functools import lru_cache
@@ -35,6 +34,7 @@ from urllib.parse import quote
 
 from watchdog.sandbox.fetching import fetch_capped
 from watchdog.sandbox.functions import SQLITE_ALLOWED
+from watchdog.sandbox.worker_pipe import read_frame, write_frame
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing would slow the start
 if TYPE_CHECKING:
@@ -198,30 +198,13 @@ def _cap_memory(limit: int) -> None:
 
 
 def send(stream: IO[bytes], message: tuple) -> None:
-    payload = marshal.dumps(message)
-    stream.write(struct.pack(">I", len(payload)) + payload)
-    stream.flush()
+    write_frame(stream, marshal.dumps(message))
 
 
 def receive(stream: IO[bytes]) -> tuple | None:
     """The next message, or None at the end of the stream."""
-    header = _read_exactly(stream, 4)
-    if header is None:
-        return None
-    payload = _read_exactly(stream, struct.unpack(">I", header)[0])
+    payload = read_frame(stream)
     return None if payload is None else marshal.loads(payload)
-
-
-def _read_exactly(stream: IO[bytes], size: int) -> bytes | None:
-    chunks, left = [], size
-    while left:
-        chunk = stream.read(left)
-        if not chunk:
-            return None
-        chunks.append(chunk)
-        left -= len(chunk)
-    return b"".join(chunks)
-
 
 def main() -> None:
     requests, replies = sys.stdin.buffer, sys.stdout.buffer
