@@ -74,3 +74,29 @@ def test_qwen_05b_program_mode_one_cause_copied_to_every_check_is_sent_back(tmp_
     copied = [m for m in first if "has no likely causes of its own: the same line is given for 10 checks" in m]
     assert len(copied) == 10
     assert not [m for m in first if "never mentions" in m or "The report says" in m]  # the program's numbers
+
+
+def test_qwen_05b_program_mode_invented_check_on_an_all_passing_audit_is_sent_back(tmp_path, monkeypatch):
+    # measured run (bench/llm_real.py, 0.5B, Chinook, program mode): every one of the 77 checks passed, and the
+    # model wrote causes and fixes for `Customer.CustomerId.foreign_key` (no such check) with a summary about a
+    # missing foreign key; it was delivered as verified. Entries for non-problem checks now send the summary and
+    # priorities back, and are never rendered.
+    outcome, requests = replay(tmp_path, "qwen0.5b_chinook_program_invented.json", monkeypatch, table="program",
+                               review="off")
+    assert outcome.outcome == "fallback" and outcome.final_report is None and len(requests) == 1
+    (first,) = issues_of(outcome)
+    assert any("`Customer.CustomerId.foreign_key`, which is not among the problem checks (no check failed" in m
+               for m in first)
+    assert not [m for m in first if "has no likely causes" in m]  # no problem check: nothing else to ask for
+
+
+def test_program_mode_schema_allows_no_check_entries_when_every_check_passed():
+    from watchdog.graph.compose import Prose, missing_prose, prose_schema
+
+    schema = prose_schema([])["json_schema"]["schema"]
+    assert schema["properties"]["checks"]["maxItems"] == 0
+    prose = Prose.model_validate({"summary": "All 77 checks passed on this run; nothing needs attention.",
+                                  "priorities": [], "checks": []})
+    assert missing_prose(prose, []) == []
+    prose.checks = Prose.model_validate({"checks": [{"name": "a.b.unique", "causes": ["x"], "fixes": ["y"]}]}).checks
+    assert [part for part, _ in missing_prose(prose, ["c.d.not_null"])][-2:] == ["summary", "priorities"]

@@ -49,7 +49,7 @@ def prose_schema(names: list[str], keys: tuple[str, ...] = ("summary", "prioriti
              "properties": {"name": {"type": "string", **({"enum": names} if names else {})},
                             "causes": strings(3), "fixes": strings(3)}}
     props = {"summary": {"type": "string", "minLength": 20, "maxLength": 800}, "priorities": strings(5),
-             "checks": {"type": "array", "items": check, **({"maxItems": len(names)} if names else {})}}
+             "checks": {"type": "array", "items": check, "maxItems": len(names)}}  # none when every check passed
     schema = {"type": "object", "additionalProperties": False, "required": list(keys),
               "properties": {k: props[k] for k in keys}}
     return {"type": "json_schema", "json_schema": {"name": "report_prose", "strict": True, "schema": schema}}
@@ -177,7 +177,21 @@ def missing_prose(prose: Prose, names: list[str], instructions: str = "") -> lis
             elif not own:
                 what = "two or three specific ones" if kind == "causes" else "two or three concrete ones"
                 out.append((f"checks.{name}", f"`{name}` {issue}: give {what}."))
-    return out
+    return out + _not_problems(prose, names)
+
+
+def _not_problems(prose: Prose, names: list[str]) -> list[tuple[str, str]]:
+    """Causes and fixes given for a check that is not a problem (it passed, or no check has that name): the
+    model is writing about trouble the findings do not show, so its summary and priorities are sent back."""
+    extra = [n for n in prose.by_name() if n not in set(names)]
+    if not extra:
+        return []
+    listed = ", ".join(f"`{n}`" for n in extra[:5])
+    problems = (f"only {len(names)} of the checks failed, warned or errored" if names
+                else "no check failed, warned or errored")
+    return [("summary", f"The answer gives causes and fixes for {listed}, which is not among the problem checks "
+                        f"({problems}): leave it out, and keep the summary to what the findings show."),
+            ("priorities", "Keep the priorities to the checks that failed, warned or errored.")]
 
 
 def _norm(line: str) -> str:
