@@ -12,10 +12,8 @@ from collections.abc import Iterator
 import pytest
 
 from tests.dbs import create_database
-from tests.test_oracle_great_expectations import COMPARED, TABLES, Case, run_case
-from watchdog.findings import Finding
+from tests.test_oracle_great_expectations import COMPARED, TABLES, Case, assert_as_great_expectations, run_case
 from watchdog.sandbox import Sandbox
-from watchdog.scan.suites import SuiteError
 
 #: case key -> why DuckDB's answer differs (none may differ silently)
 DUCKDB_DIFFERS: dict[str, str] = {}
@@ -35,19 +33,7 @@ def duckdb_box(tmp_path_factory) -> Iterator[Sandbox]:
 
 @pytest.mark.parametrize("case", [pytest.param(c, id=c.key) for c in CASES])
 def test_duckdb_counts_as_great_expectations(case: Case, duckdb_box, tmp_path):
-    got = run_case(case, duckdb_box, tmp_path)
-    if case.raises:
-        assert isinstance(got, SuiteError) or got.status == "error", (
-            f"GX raises for {case.entry}; DuckDB accepted it and reported {got.status} (failing={got.failing})")
-        return
-    assert isinstance(got, Finding), f"GX accepts {case.entry}; we rejected the suite: {got}"
-    assert got.error is None
-    if case.failing is not None:
-        assert got.failing == case.failing
-    if case.observed is not None:
-        assert got.observed == case.observed
-    assert got.total == len(case.table.rows)
-    assert got.status == ("pass" if case.success else "fail")
+    assert_as_great_expectations(case, run_case(case, duckdb_box, tmp_path), "DuckDB")
 
 
 def test_dozens_of_cases_run_on_duckdb():
