@@ -102,14 +102,18 @@ def raha(name: str, work: Path) -> dict[str, Any]:
             "flagged_right_cells": len(flagged - wrong)}
 
 
+def _suggest_and_scan(db: Path, suite: Path) -> tuple[Any, Any]:
+    """Suggest a suite from the SQLite file ``db``, write it to ``suite`` and scan the same data with it."""
+    with Sandbox(f"sqlite:///{db}", timeout_s=120) as box:
+        result = suggest_suite(box, profile_database(box))
+        suite.write_text(result.text)
+        return result, scan(box, load_suite(suite).checks, sample=0).summary
+
+
 def chinook(work: Path) -> dict[str, Any]:
     db = work / "chinook.db"
     shutil.copy(SHARED / "chinook" / "Chinook_Sqlite.sqlite", db)
-    with Sandbox(f"sqlite:///{db}", timeout_s=120) as box:
-        result = suggest_suite(box, profile_database(box))
-        path = work / "chinook.yaml"
-        path.write_text(result.text)
-        s = scan(box, load_suite(path).checks, sample=0).summary
+    result, s = _suggest_and_scan(db, work / "chinook.yaml")
     return {"dataset": "chinook", "checks": s.checks, "commented_out": len(result.commented),
             "failures_on_source": s.failed + s.warned + s.errors}
 
@@ -119,11 +123,7 @@ def demo(work: Path) -> dict[str, Any]:
 
     db = work / "crm.db"
     build_demo_database(db)
-    with Sandbox(f"sqlite:///{db}", timeout_s=120) as box:
-        result = suggest_suite(box, profile_database(box))
-        path = work / "crm.yaml"
-        path.write_text(result.text)
-        s = scan(box, load_suite(path).checks, sample=0).summary
+    result, s = _suggest_and_scan(db, work / "crm.yaml")
     return {"dataset": "demo_crm", "checks": s.checks, "commented_out": len(result.commented),
             "failures": s.failed + s.warned, "errors": s.errors, "notes": result.notes}
 

@@ -10,32 +10,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.test_llm_report_e2e import APPROVE, EVALUATOR, GOOD, SPECIALIST
 from watchdog.graph.models import clean_error
 from watchdog.run.scan_run import run_scan
 from watchdog.settings import load_settings
 from watchdog.testing.openai_stub import StubOpenAI, reply, structured
 
-SPECIALIST, EVALUATOR = "[role:specialist]", "[role:evaluator]"
-GOOD = """# Data-quality report
-
-**Summary:** 2 checks ran: 1 failed and 1 passed. Two items have no SKU.
-
-## Findings
-
-| Check | Status | Failing | Total | Rate |
-|---|---|---|---|---|
-| `items.sku.not_null` | FAIL | 2 | 10 | 20.00% |
-| `items.id.unique` | PASS | 0 | 10 | 0% |
-
-## Details
-
-### `items.sku.not_null`
-
-2 of 10 items (20%) have no SKU. Likely cause: items created by the import job before SKUs were assigned.
-Suggested fix: backfill the SKUs and make the column NOT NULL.
-"""
 DETAILS_WRONG = GOOD.replace("2 of 10 items (20%)", "7 of 10 items (70%)")
-APPROVE = structured({"confidence": 0.92, "issues": []})
 PROSE = {"summary": "One check failed: some items have no SKU, so they cannot be shipped.",
          "priorities": ["Backfill the missing SKUs before the next import."],
          "checks": [{"name": "items.sku.not_null",

@@ -183,7 +183,7 @@ def missing_prose(prose: Prose, names: list[str], instructions: str = "") -> lis
 def _not_problems(prose: Prose, names: list[str]) -> list[tuple[str, str]]:
     """Causes and fixes given for a check that is not a problem (it passed, or no check has that name): the
     model is writing about trouble the findings do not show, so its summary and priorities are sent back."""
-    extra = [n for n in prose.by_name() if n not in set(names)]
+    extra = [n for n in prose.by_name() if n not in names]
     if not extra:
         return []
     listed = ", ".join(f"`{n}`" for n in extra[:5])

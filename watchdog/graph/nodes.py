@@ -174,7 +174,7 @@ def fix_prose(state: ReportState, deps: GraphDeps, issues: list[str]) -> dict[st
     raw = str(result.message.content or "")
     new, _ = compose.parse_prose(raw)
     prose = compose.merge_prose(old, new, parts) if new is not None else old
-    prose.checks = [c for c in prose.checks if c.name.strip("` ") in set(names)]  # only problem checks have entries
+    prose.checks = [c for c in prose.checks if c.name.strip("` ") in names]  # only problem checks have entries
     draft = _assembled(state, prose)
     return {"draft": draft, "draft_finish": result.finish_reason, "prose": prose.model_dump(),
             "fix_round": state.get("fix_round", 0) + 1, "tokens": {"specialist": result.usage},

@@ -123,29 +123,30 @@ def _information_schema(box: Sandbox, schema_expr: str) -> list[TableInfo]:
     return list(tables.values())
 
 
+_POSTGRES_FKS = ("SELECT k.table_name, k.column_name, u.table_name, u.column_name "
+                 "FROM information_schema.key_column_usage AS k "
+                 "JOIN information_schema.referential_constraints AS r ON r.constraint_name = k.constraint_name "
+                 "AND r.constraint_schema = k.constraint_schema "
+                 "JOIN information_schema.key_column_usage AS u ON u.constraint_name = r.unique_constraint_name "
+                 "AND u.constraint_schema = r.unique_constraint_schema "
+                 "AND u.ordinal_position = k.position_in_unique_constraint "
+                 "WHERE k.table_schema = current_schema() ORDER BY k.table_name, k.column_name")
+_MYSQL_FKS = ("SELECT table_name, column_name, referenced_table_name, referenced_column_name "
+              "FROM information_schema.key_column_usage WHERE table_schema = DATABASE() "
+              "AND referenced_table_name IS NOT NULL ORDER BY table_name, column_name")
+
+
 def _postgres(box: Sandbox) -> list[TableInfo]:
-    tables = _information_schema(box, "current_schema()")
-    by_name = {t.name: t for t in tables}
-    fks = _rows(box, "SELECT k.table_name, k.column_name, u.table_name, u.column_name "
-                     "FROM information_schema.key_column_usage AS k "
-                     "JOIN information_schema.referential_constraints AS r ON r.constraint_name = k.constraint_name "
-                     "AND r.constraint_schema = k.constraint_schema "
-                     "JOIN information_schema.key_column_usage AS u ON u.constraint_name = r.unique_constraint_name "
-                     "AND u.constraint_schema = r.unique_constraint_schema "
-                     "AND u.ordinal_position = k.position_in_unique_constraint "
-                     "WHERE k.table_schema = current_schema() ORDER BY k.table_name, k.column_name")
-    for table, col, ref_table, ref_col in fks:
-        if table in by_name:
-            by_name[table].foreign_keys.append((col, ref_table, ref_col))
-    return tables
+    return _with_foreign_keys(_information_schema(box, "current_schema()"), _rows(box, _POSTGRES_FKS))
 
 
 def _mysql(box: Sandbox) -> list[TableInfo]:
-    tables = _information_schema(box, "DATABASE()")
+    return _with_foreign_keys(_information_schema(box, "DATABASE()"), _rows(box, _MYSQL_FKS))
+
+
+def _with_foreign_keys(tables: list[TableInfo], fks: list[tuple]) -> list[TableInfo]:
+    """``tables`` with each (table, column, referenced table, referenced column) row attached to its table."""
     by_name = {t.name: t for t in tables}
-    fks = _rows(box, "SELECT table_name, column_name, referenced_table_name, referenced_column_name "
-                     "FROM information_schema.key_column_usage WHERE table_schema = DATABASE() "
-                     "AND referenced_table_name IS NOT NULL ORDER BY table_name, column_name")
     for table, col, ref_table, ref_col in fks:
         if table in by_name:
             by_name[table].foreign_keys.append((col, ref_table, ref_col))
