@@ -299,11 +299,21 @@ class HistoryStore:
             row = conn.execute(query.limit(1)).first()
             return self._record(conn, row) if row else None
 
-    @waits
     def findings_of(self, run_id: str) -> list[dict[str, Any]]:
+        return self.findings_of_runs([run_id]).get(run_id, [])
+
+    @waits
+    def findings_of_runs(self, run_ids: list[str]) -> dict[str, list[dict[str, Any]]]:
+        """Each run's findings, read in one query (the dashboard's pages show many runs)."""
+        out: dict[str, list[dict[str, Any]]] = {run_id: [] for run_id in run_ids}
+        if not run_ids:
+            return out
         with self.engine.connect() as conn:
-            rows = conn.execute(sa.select(run_findings.c.finding).where(run_findings.c.run_id == run_id)).all()
-        return [_load(r.finding) for r in rows]
+            rows = conn.execute(sa.select(run_findings.c.run_id, run_findings.c.finding)
+                                .where(run_findings.c.run_id.in_(run_ids))).all()
+        for row in rows:
+            out[row.run_id].append(_load(row.finding))
+        return out
 
     # ---- deliveries / outbox
     @waits

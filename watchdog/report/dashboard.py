@@ -73,7 +73,7 @@ def audit_series(runs: list[Any], findings_by_run: dict[str, list[dict[str, Any]
 def sparklines(store: Any, audit: str, runs: int = 10) -> dict[str, str]:
     """Check name -> a compact inline SVG of its figure over the audit's last ``runs`` runs (for e-mails)."""
     recent = store.list_runs(audit, limit=runs)
-    findings = {run.id: store.findings_of(run.id) for run in recent}
+    findings = store.findings_of_runs([run.id for run in recent])
     return {s.name: str(series_svg(s.points, threshold=s.threshold, width=110, height=22,
                                    title=f"{s.name}: {s.measure} over the last {len(recent)} runs"))
             for s in audit_series(recent, findings)}
@@ -112,7 +112,7 @@ def audit_page(store: Any, audit: str, links: Callable[[Any], list[tuple[str, st
                runs_per_audit: int = DEFAULT_RUNS, live: dict[str, Any] | None = None) -> str:
     """An audit's page: its runs (each with ``links(run)``: (label, href) of its files), a chart per check."""
     runs = store.list_runs(audit, limit=runs_per_audit)
-    findings = {run.id: store.findings_of(run.id) for run in runs}
+    findings = store.findings_of_runs([run.id for run in runs])
     return str(environment().get_template("dashboard_audit.html.j2").render(
         audit=audit, runs=list(reversed(runs)), series=audit_series(runs, findings),
         links={run.id: links(run) for run in runs}, live=live))
