@@ -99,7 +99,7 @@ def one_run(label: str, url: str, target: str, mode: str, args: argparse.Namespa
     return {"model": label, "target": target, "mode": mode, "outcome": kind, "fix_rounds": audit["fix_rounds"],
             "rounds": [r["step"] for r in rounds], "tokens": audit["tokens"], "wall_s": round(wall, 1),
             "fallback_reason": audit.get("fallback_reason"), "verdicts": verdicts,
-            "findings": outcome.doc.summary.model_dump(), "report": (out / "report.md").read_text()[:6000],
+            "findings": outcome.doc.summary.to_json_dict(), "report": (out / "report.md").read_text()[:6000],
             "unverified": (out / "report.unverified.md").read_text()[:6000]
             if (out / "report.unverified.md").exists() else None,
             "answers": [r.get("answer") or r.get("draft") for r in rounds if r["step"] in ("write", "fix")]}

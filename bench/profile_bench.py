@@ -78,7 +78,7 @@ def flagged_cells(box: Sandbox, suite_path: Path, cols: list[str]) -> tuple[dict
         rowids = [r[0] for r in box.query(query.sql(dialect=box.dialect), max_rows=10_000_000).rows]
         for name in columns:
             cells.update((int(rid) - 1, cols.index(name)) for rid in rowids)
-    return doc.summary.model_dump(), cells
+    return doc.summary.to_json_dict(), cells
 
 
 def raha(name: str, work: Path) -> dict[str, Any]:

@@ -42,7 +42,7 @@ def make_package(tmp_path: Path, *, trends: dict[str, str] | None = None) -> Run
     run_dir = tmp_path / "run"
     outcome = run_scan(f"sqlite:///{db}", [suite], out_dir=run_dir, run_id="20250102T030405Z-abc123")
     doc = outcome.doc
-    meta = {"run_id": doc.run_id, "audit": "crm", "status": "failed", "summary": doc.summary.model_dump(),
+    meta = {"run_id": doc.run_id, "audit": "crm", "status": "failed", "summary": doc.summary.to_json_dict(),
             "trends": TRENDS if trends is None else trends}
     (run_dir / "audit.json").write_text(json.dumps(meta), encoding="utf-8")
     return RunPackage.load(run_dir)

@@ -19,7 +19,7 @@ SPECIALIST = "[role:specialist]"
 
 def replay(tmp_path: Path, name: str, monkeypatch: pytest.MonkeyPatch, **llm: object):
     recorded = json.loads((FIXTURES / name).read_text())
-    doc = FindingsDoc.model_validate(recorded["findings"])
+    doc = FindingsDoc.validate(recorded["findings"])
     script = [reply(c["answer"], finish_reason=c["finish_reason"] or "stop") for c in recorded["calls"]]
     with StubOpenAI(by_marker={SPECIALIST: script}, when_empty="error") as stub:
         monkeypatch.setenv("OPENAI_BASE_URL", stub.base_url)

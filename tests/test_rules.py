@@ -217,7 +217,7 @@ def test_schema_changes_against_the_previous_run(database, tmp_path):
     first = run(database, suite, tmp_path)["users.schema_changes"]
     assert (first.status, first.failing, first.details["previous_run"]) == ("pass", 0, None)
     history = {"users.schema_changes": [{"run_id": "r1", "started_at": "2026-01-01T00:00:00Z",
-                                         "finding": first.model_dump(mode="json")}]}
+                                         "finding": first.to_json_dict()}]}
     same = run(database, suite, tmp_path, history)["users.schema_changes"]
     assert (same.status, same.failing, same.details["previous_run"]) == ("pass", 0, "r1")
     database.run(f"DROP TABLE {database.quote('users')}")

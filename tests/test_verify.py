@@ -57,7 +57,7 @@ def test_contract_example() -> None:
 
 def test_accepts_a_findings_dict() -> None:
     report = "# R\n\ncontacts.email.not_null failed with 37 nulls. contacts.email.unique failed: 19 rows."
-    assert verify_fn(report, DOC.model_dump(mode="json")).passed
+    assert verify_fn(report, DOC.to_json_dict()).passed
     assert verify_fn(report, DOC).passed
 
 
@@ -285,7 +285,7 @@ def test_template_with_banner_and_changes_passes(name: str) -> None:
     from watchdog.trends import compare
 
     doc = load(name)
-    current = [f.model_dump(mode="json") for f in doc.findings]
+    current = [f.to_json_dict() for f in doc.findings]
     previous = [dict(f, failing=(f["failing"] or 0) + 3, status="pass" if i % 3 == 0 else f["status"])
                 for i, f in enumerate(current)]
     kwargs = {"banner": "Unverified LLM draft not delivered: 3 fix rounds failed. This is the deterministic report."}

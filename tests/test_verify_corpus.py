@@ -88,7 +88,7 @@ def test_wrong_report_is_flagged(case: dict[str, Any]) -> None:
 
 def test_dict_findings_and_json_shape() -> None:
     case = next(c for c in raw_cases() if c["id"] == "contract_check")
-    data = verify_fn(case["report"], findings("library.json").model_dump(mode="json")).to_json_dict()
+    data = verify_fn(case["report"], findings("library.json").to_json_dict()).to_json_dict()
     assert set(data) == {"passed", "ok", "bad"} and data["passed"] is False
     first = data["bad"][0]
     assert set(first) == {"finding", "says", "actual", "message"}

@@ -27,7 +27,7 @@ def _findings(*extra: dict[str, Any], **changes: dict[str, Any]) -> FindingsDoc:
     base = next(x for x in raw["findings"] if x["name"] == "contacts.email.not_null")
     for e in extra:
         raw["findings"].append({**base, "description": None, **e})
-    return FindingsDoc.model_validate(raw)
+    return FindingsDoc.validate(raw)
 
 
 def _report(doc: FindingsDoc, **edits: str) -> str:

@@ -73,7 +73,7 @@ def package(tmp_path: Path) -> RunPackage:
     run_dir = tmp_path / "run"
     doc = run_scan(f"sqlite:///{db}", [suite], out_dir=run_dir, run_id=RUN_ID).doc
     (run_dir / "audit.json").write_text(json.dumps({"run_id": RUN_ID, "audit": "shop", "status": "failed",
-                                                    "summary": doc.summary.model_dump(), "trends": TRENDS}))
+                                                    "summary": doc.summary.to_json_dict(), "trends": TRENDS}))
     return RunPackage.load(run_dir)
 
 

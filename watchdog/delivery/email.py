@@ -78,7 +78,7 @@ class EmailSender:
         """The message for one recipient (rendered, not sent)."""
         try:
             raw = package.findings_bytes()
-            doc = FindingsDoc.model_validate_json(raw)
+            doc = FindingsDoc.from_json(raw)
         except (OSError, ValueError) as exc:
             raise DeliveryError(redact(f"cannot read the findings of run {package.run_id} "
                                        f"({package.findings_path}): {getattr(exc, 'strerror', None) or exc}")) from None

@@ -129,7 +129,7 @@ def write_prose(state: ReportState, deps: GraphDeps) -> dict[str, Any]:
 def _assembled(state: ReportState, prose: compose.Prose) -> str:
     from watchdog.findings import FindingsDoc
 
-    return compose.assemble(FindingsDoc.model_validate(state["findings"]), prose)
+    return compose.assemble(FindingsDoc.validate(state["findings"]), prose)
 
 
 def fix(state: ReportState, deps: GraphDeps) -> dict[str, Any]:

@@ -100,7 +100,7 @@ def run_llm_report(doc: FindingsDoc, out_dir: Path, *, settings: Settings, run_i
     """Run the graph on ``doc`` (whose findings.json is already filed in ``out_dir``); write nothing."""
     with endpoint(settings, models) as base_url, checkpointer(settings.state_path()) as saver:
         graph, models = _graph(settings, models, sandbox, saver, base_url)
-        initial = {"run_id": run_id, "findings": doc.model_dump(mode="json"), "out_dir": str(out_dir),
+        initial = {"run_id": run_id, "findings": doc.to_json_dict(), "out_dir": str(out_dir),
                    "trends": trends}
         state = graph.invoke(initial, run_config(run_id, settings.llm), durability="sync")
     return outcome_of(state, models.names())
@@ -163,7 +163,7 @@ def outcome_of(state: dict[str, Any], model_names: dict[str, str]) -> LLMReportO
         outcome, reason = "fallback", reason or "the report graph did not finish"
     return LLMReportOutcome(
         run_id=str(state.get("run_id")), outcome=outcome, out_dir=Path(state["out_dir"]),
-        findings=FindingsDoc.model_validate(state["findings"]), trends=state.get("trends"),
+        findings=FindingsDoc.validate(state["findings"]), trends=state.get("trends"),
         final_report=state.get("final_report") if outcome == "verified" else None, draft=state.get("draft"),
         reason=redact(reason) if reason else None, models=model_names, tokens=state.get("tokens", {}),
         fix_rounds=state.get("fix_round", 0), replans=state.get("replans", 0),

@@ -11,7 +11,7 @@ from typing import Annotated, Any
 
 from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult, TextContent
-from pydantic import BaseModel
+from pydantic import BaseModel, TypeAdapter
 
 from watchdog import __version__
 from watchdog.errors import QueryRefused, WatchdogError
@@ -68,16 +68,27 @@ class LatestFindings(BaseModel):
     findings: list[dict[str, Any]]
 
 
-def _answer(tool: str, arguments: dict[str, Any], work: Callable[[], Any], model: type[BaseModel]) -> CallToolResult:
+def _answer(tool: str, arguments: dict[str, Any], work: Callable[[], Any], model: type[Any]) -> CallToolResult:
+    """``model``: a pydantic model, or a dataclass pydantic validates (:class:`FindingsDoc`)."""
     log_call(tool, arguments)
     try:
-        data = model.model_validate(work()).model_dump(mode="json")
+        adapter = _adapter(model)
+        data = adapter.dump_python(adapter.validate_python(work()), mode="json")
     except QueryRefused as exc:
         return _error("refused", exc)
     except WatchdogError as exc:
         return _error(exc.prefix, exc)
     text = redact(json.dumps(data, ensure_ascii=False, default=str))
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=json.loads(text))
+
+
+_ADAPTERS: dict[type[Any], TypeAdapter[Any]] = {}
+
+
+def _adapter(model: type[Any]) -> TypeAdapter[Any]:
+    if model not in _ADAPTERS:
+        _ADAPTERS[model] = TypeAdapter(model)
+    return _ADAPTERS[model]
 
 
 def _error(prefix: str, exc: BaseException) -> CallToolResult:

@@ -107,7 +107,7 @@ class Toolbox:
         checks = [check for suite in suites for check in suite.checks]
         with Sandbox.for_database(self.database(database)) as box:
             doc = scan(box, checks, sample=self.settings.mcp.sample, suites=["(mcp)"])
-        return doc.model_dump(mode="json")
+        return doc.to_json_dict()
 
     def latest_findings(self, audit: str) -> dict[str, Any]:
         self.settings.audit(audit)

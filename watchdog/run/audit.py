@@ -84,8 +84,8 @@ def execute_audit(settings: Settings, name: str, *, store: HistoryStore | None =
             filing_error = outcome.filing_error or file_run(outcome, name, status, audit.review)
             errors = "; ".join(e for e in (outcome.doc.error, filing_error) if e) or None
             store.finish_run(run_id, status="awaiting_review" if audit.review and not filing_error else status,
-                             summary=outcome.doc.summary.model_dump(), out_dir=str(run_dir),
-                             findings=[f.model_dump(mode="json") for f in outcome.doc.findings],
+                             summary=outcome.doc.summary.to_json_dict(), out_dir=str(run_dir),
+                             findings=[f.to_json_dict() for f in outcome.doc.findings],
                              trends=outcome.trends, verification=_llm_summary(outcome), error=errors)
         except BaseException as exc:  # never leave a run `running`
             interrupted = isinstance(exc, (KeyboardInterrupt, SystemExit, InterruptedError))
@@ -94,7 +94,7 @@ def execute_audit(settings: Settings, name: str, *, store: HistoryStore | None =
         run = AuditRun(run_id, name, status, run_dir, outcome, outcome.trends or {}, filing_error=filing_error)
         if filing_error:  # nothing on disk to resume from: deliver what is in memory now, saying filing failed
             package = RunPackage(run_id=run_id, audit=name, status=status, run_dir=run_dir,
-                                 summary=outcome.doc.summary.model_dump(), trends=outcome.trends or {},
+                                 summary=outcome.doc.summary.to_json_dict(), trends=outcome.trends or {},
                                  findings_json=outcome.doc.to_json(), filing_error=filing_error)
             records = deliver_package(package, audit.deliver, settings, store)
             run.deliveries = [_record_dict(r) for r in records]
@@ -114,7 +114,7 @@ def file_run(outcome: ScanOutcome, audit: str, status: str, review: bool) -> str
     try:
         folder.write_html(outcome.doc, outcome.trends, audit)
         folder.write_audit(run_id=outcome.doc.run_id, audit=audit, status=status, review_required=review,
-                           summary=outcome.doc.summary.model_dump(), trends=outcome.trends, llm=outcome.llm)
+                           summary=outcome.doc.summary.to_json_dict(), trends=outcome.trends, llm=outcome.llm)
         folder.point_latest()
     except OSError as exc:
         return f"cannot file the run into {outcome.out_dir}: {exc.strerror or exc}"
@@ -146,11 +146,11 @@ def resume_run(settings: Settings, run_id: str, *, sandbox: Any = None) -> Resum
         folder = RunFolder(result.out_dir)
         folder.write_html(doc, result.trends, record.audit)
         folder.write_audit(run_id=run_id, audit=record.audit, status=status, review_required=review,
-                           summary=doc.summary.model_dump(), trends=result.trends, llm=result)
+                           summary=doc.summary.to_json_dict(), trends=result.trends, llm=result)
         folder.point_latest()
         if record.status in ("running", "interrupted", "error"):
-            store.finish_run(run_id, status="awaiting_review" if review else status, summary=doc.summary.model_dump(),
-                             out_dir=str(result.out_dir), findings=[f.model_dump(mode="json") for f in doc.findings],
+            store.finish_run(run_id, status="awaiting_review" if review else status, summary=doc.summary.to_json_dict(),
+                             out_dir=str(result.out_dir), findings=[f.to_json_dict() for f in doc.findings],
                              trends=result.trends, verification=_llm_record(result), error=doc.error)
         if record.audit in settings.audits:  # deliver as the run would have: once (a delivered run is not re-sent)
             flush_outbox(settings, store)

@@ -136,7 +136,7 @@ def run_scan(database: str | DatabaseConfig, suite_paths: Iterable[str | Path], 
         doc.run_id = run_id
         write(folder.write_findings, doc)
         findings_path = folder.findings_path
-        trends = (compare([f.model_dump(mode="json") for f in doc.findings], previous_findings)
+        trends = (compare([f.to_json_dict() for f in doc.findings], previous_findings)
                   if previous_findings is not None else None)
         if not llm:
             write(folder.write_report, doc, trends)
@@ -155,7 +155,7 @@ def run_scan(database: str | DatabaseConfig, suite_paths: Iterable[str | Path], 
     report_path = folder.report_path
     if audit is None:  # a scan: audit.json records the LLM run (an audit files its own, with the audit's keys)
         folder.write_audit(run_id=run_id, audit=None, status=doc.exit_code().name.lower(), review_required=False,
-                           summary=doc.summary.model_dump(), trends=trends, llm=result)
+                           summary=doc.summary.to_json_dict(), trends=trends, llm=result)
     return ScanOutcome(doc, out_dir, findings_path, report_path, llm=result, trends=trends,
                        filing_error=filing.error if filing else None)
 
@@ -180,5 +180,5 @@ def resume_report(run_id: str, *, settings: Settings, sandbox: Sandbox | None = 
     filed = folder.read_audit() or {}
     folder.write_audit(run_id=run_id, audit=filed.get("audit"), status=filed.get("status") or
                        doc.exit_code().name.lower(), review_required=bool(filed.get("review_required")),
-                       summary=doc.summary.model_dump(), trends=result.trends, llm=result)
+                       summary=doc.summary.to_json_dict(), trends=result.trends, llm=result)
     return result

@@ -29,7 +29,7 @@ _SAMPLE_LEAD = re.compile(r"^(?:sample|samples|sample\s+rows|example\s+rows|exam
 
 def verify_fn(report_markdown: str, findings: FindingsDoc | dict[str, Any]) -> Verification:
     """Check the report's numbers and statuses against the findings (see :mod:`watchdog.verify`)."""
-    doc = findings if isinstance(findings, FindingsDoc) else FindingsDoc.model_validate(findings)
+    doc = FindingsDoc.validate(findings)
     unwrapped = unwrap(report_markdown or "")
     walker = _Walker(Index(doc))
     for block in blocks(unwrapped.text):
