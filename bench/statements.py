@@ -15,10 +15,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+from watchdog.defaults import DEFAULT_SAMPLE
 from watchdog.sandbox import Sandbox
 from watchdog.scan.scanner import scan
 from watchdog.scan.suites import load_suites
-from watchdog.settings import DEFAULT_SAMPLE
 
 SUITE = Path(__file__).with_name("suite.yaml")
 

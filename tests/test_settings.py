@@ -132,3 +132,36 @@ llm: {api_key: "${API_KEY}"}
     masked = redact(text)
     assert all(v not in masked for v in secrets.values()), masked
     assert settings.llm.endpoint()[1] == secrets["API_KEY"]
+
+
+def test_a_configured_database_is_the_plain_dataclass_the_scan_path_uses(config_file, monkeypatch):
+    from dataclasses import FrozenInstanceError
+
+    from watchdog.database import DatabaseConfig
+    from watchdog.settings import Settings
+
+    monkeypatch.delenv("CRM_URL", raising=False)
+    settings = load_settings(config_file(BASE))
+    db = settings.database("crm")
+    assert type(db) is DatabaseConfig and type(settings.databases["crm"]) is DatabaseConfig
+    assert (db.timeout_s, db.max_rows, db.files) == (5.0, 1000, {}) and db.url.endswith("/data/crm.db")
+    assert db.with_limits(timeout_s=2) == DatabaseConfig(url=db.url, timeout_s=2.0)
+    assert db.with_limits() is db and db.with_limits(max_rows=7).max_rows == 7
+    with pytest.raises(FrozenInstanceError):
+        db.url = "sqlite://"  # type: ignore[misc]
+    assert Settings(databases={"x": db}).databases["x"] == db  # one made in code is checked as an entry
+
+
+@pytest.mark.parametrize(("given", "message"), [
+    ({"url": ""}, "url: a database URL is required"),
+    ({"url": "sqlite://", "timeout_s": 0}, "timeout_s: must be a number of seconds greater than 0"),
+    ({"url": "sqlite://", "max_rows": -1}, "max_rows: must be a whole number greater than 0"),
+    ({"url": "sqlite://", "files": {"t": "t.csv"}}, "files: needs a DuckDB database"),
+    ({"url": "duckdb:///:memory:", "files": {"9t": "t.csv"}}, "'9t' cannot be a table name"),
+    ({"url": "duckdb:///:memory:", "files": {"t": "t.xlsx"}}, "unknown file kind"),
+])
+def test_a_database_made_in_code_is_checked_without_pydantic(given, message):
+    from watchdog.database import DatabaseConfig
+
+    with pytest.raises(ConfigError, match=message):
+        DatabaseConfig(**given)

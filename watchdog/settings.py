@@ -13,15 +13,20 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import fields, is_dataclass, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
+from pydantic.functional_validators import AfterValidator
 
+from watchdog.database import DatabaseConfig
+from watchdog.defaults import *  # noqa: F403 -- re-exported: the shared defaults live in watchdog.defaults
+from watchdog.defaults import DEFAULT_MAX_ROWS, DEFAULT_SAMPLE, DEFAULT_TIMEOUT_S
 from watchdog.errors import ConfigError
 from watchdog.redact import redact_url, register_secret
-from watchdog.sandbox.file_tables import FilePath, TableName, check_files
+from watchdog.sandbox.file_tables import check_file_path, check_files, check_table_name
 from watchdog.yaml_lines import DuplicateKeyError, YamlLines, load_with_lines, shield_references, unshield
 
 ENV_VAR = "WATCHDOG_CONFIG"
@@ -29,28 +34,20 @@ DEFAULT_RELATIVE = Path("config") / "watchdog.yaml"
 _INTERPOLATION = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
 
-#: the defaults every entry point shares (a database's limits, the samples per breaching check): set once, here
-DEFAULT_TIMEOUT_S = 30.0
-DEFAULT_MAX_ROWS = 1000
-DEFAULT_SAMPLE = 5
-#: earlier runs of an audit read as history for ``anomaly:`` (without a timestamp column) and ``schema_changes``
-DEFAULT_HISTORY_RUNS = 90
-#: profile/suggest: top values are listed for columns with at most this many distinct values
-PROFILE_TOP_VALUES = 20
-#: profile: on PostgreSQL tables of at least this many rows, distinct counts are the planner's estimate
-PROFILE_APPROX_DISTINCT_ROWS = 1_000_000
-#: suggest: at most this many functional-dependency column pairs are tried per table
-PROFILE_FD_PAIRS = 24
-#: suggest: a functional dependency is suggested when it holds on at least this share of rows
-PROFILE_FD_MIN_HOLD = 0.99
-
-
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", defer_build=True)  # schemas built on first use: fast imports
 
 
-class DatabaseConfig(_Strict):
-    """A database to check: its URL and the sandbox's limits (the target every entry point passes on)."""
+#: the key and value types of ``files:`` (errors are reported at the entry's line)
+TableName = Annotated[str, AfterValidator(check_table_name)]
+FilePath = Annotated[str, AfterValidator(check_file_path)]
+
+
+class DatabaseEntry(_Strict):
+    """A ``databases:`` entry as the config file gives it: checked field by field here (errors name the
+    field), then turned into the :class:`~watchdog.database.DatabaseConfig` the rest of watchdog uses."""
+
+    model_config = ConfigDict(extra="forbid", defer_build=True, from_attributes=True)  # from a DatabaseConfig too
 
     url: str = Field(min_length=1)
     timeout_s: float = Field(default=DEFAULT_TIMEOUT_S, gt=0)
@@ -58,14 +55,18 @@ class DatabaseConfig(_Strict):
     files: dict[TableName, FilePath] = Field(default_factory=dict)  #: DuckDB: {table: CSV/Parquet/JSON path or glob}
 
     @model_validator(mode="after")
-    def _files(self) -> DatabaseConfig:  # files: only under a DuckDB URL
+    def _files(self) -> DatabaseEntry:  # files: only under a DuckDB URL
         check_files(self.url, self.files)
         return self
 
-    def with_limits(self, *, timeout_s: float | None = None, max_rows: int | None = None) -> DatabaseConfig:
-        """The same database with limits given on the command line (None keeps the configured ones)."""
-        changes = {k: v for k, v in (("timeout_s", timeout_s), ("max_rows", max_rows)) if v is not None}
-        return self.model_copy(update=changes)
+    def config(self) -> DatabaseConfig:
+        return DatabaseConfig(url=self.url, timeout_s=self.timeout_s, max_rows=self.max_rows, files=dict(self.files))
+
+
+if TYPE_CHECKING:
+    _Database = DatabaseConfig
+else:  # validated as a DatabaseEntry, kept as a DatabaseConfig
+    _Database = Annotated[DatabaseEntry, AfterValidator(DatabaseEntry.config)]
 
 
 DeliverOn = Literal["always", "problems", "changes"]
@@ -267,7 +268,7 @@ class Settings(_Strict):
     base_dir: str | None = None
     #: where checkpoints and run state live (relative to base_dir); $WATCHDOG_STATE_DIR overrides it
     state_dir: str = "reports/.state"
-    databases: dict[str, DatabaseConfig] = Field(default_factory=dict)
+    databases: dict[str, _Database] = Field(default_factory=dict)
     audits: dict[str, AuditConfig] = Field(default_factory=dict)
     llm: LLMConfig = Field(default_factory=LLMConfig)
     mcp: MCPConfig = Field(default_factory=MCPConfig)
@@ -300,7 +301,7 @@ class Settings(_Strict):
             raise ConfigError(f"{self.source}: no database named {name!r} (configured: {known})")
         db = self.databases[name]
         files = {table: str(self.path(path)) for table, path in db.files.items()}
-        return db.model_copy(update={"url": resolve_url(db.url, self.root), "files": files})
+        return replace(db, url=resolve_url(db.url, self.root), files=files)
 
     def audit(self, name: str) -> AuditConfig:
         if name not in self.audits:
@@ -374,8 +375,9 @@ def register_secrets(model: Any) -> None:
         register_secret(value)
         for part in value.split()[1:]:  # "Bearer <token>": the token alone is a secret too
             register_secret(part)
-    elif isinstance(model, BaseModel):
-        for name in type(model).model_fields:
+    elif isinstance(model, BaseModel) or is_dataclass(model):
+        names = type(model).model_fields if isinstance(model, BaseModel) else [f.name for f in fields(model)]
+        for name in names:
             value = getattr(model, name)
             if name == "url" and isinstance(value, str):
                 redact_url(value)  # registers every secret the URL carries (password, query, webhook token)

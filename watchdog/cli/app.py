@@ -16,7 +16,7 @@ from watchdog import __version__
 from watchdog.redact import RedactingFilter
 
 if TYPE_CHECKING:
-    from watchdog.settings import DatabaseConfig
+    from watchdog.database import DatabaseConfig
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 #: the modules that register commands on ``cli``; imported when a command is looked up, so that
@@ -120,8 +120,10 @@ def cli(ctx: click.Context, debug: bool) -> None:
 
 def resolve_db(db: str, config_path: Path | None) -> DatabaseConfig:
     """``--db`` is a URL (with the default limits), or the name of a database in the configuration."""
-    from watchdog.settings import DatabaseConfig, load_settings
-
     if "://" in db:
+        from watchdog.database import DatabaseConfig
+
         return DatabaseConfig(url=db)
+    from watchdog.settings import load_settings  # a name: the configuration (and pydantic) is needed
+
     return load_settings(config_path).database(db)

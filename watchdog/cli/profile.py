@@ -10,11 +10,11 @@ from rich.table import Table
 
 from watchdog.cli import console
 from watchdog.cli.app import CONTEXT, GreedyOption, cli, config_option, resolve_db
+from watchdog.defaults import DEFAULT_TIMEOUT_S
 from watchdog.profile.rules import KINDS, STRICTNESS
 from watchdog.profile.stats import TableProfile
 from watchdog.report.escape import plain_text
 from watchdog.sandbox import Sandbox
-from watchdog.settings import DEFAULT_TIMEOUT_S
 
 
 def _sandbox(db: str, config_path: Path | None, timeout_s: float | None) -> Sandbox:

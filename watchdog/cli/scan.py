@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
@@ -10,13 +11,13 @@ import click
 
 from watchdog.cli import console
 from watchdog.cli.app import CONTEXT, GreedyOption, cli, config_option, resolve_db
+from watchdog.defaults import DEFAULT_MAX_ROWS, DEFAULT_SAMPLE, DEFAULT_TIMEOUT_S
 from watchdog.errors import ConfigError
 from watchdog.exit_codes import ExitCode
-from watchdog.settings import DEFAULT_MAX_ROWS, DEFAULT_SAMPLE, DEFAULT_TIMEOUT_S
 
 if TYPE_CHECKING:  # the scanner is imported inside the commands (``scan`` starts its SQLite worker first)
+    from watchdog.database import DatabaseConfig
     from watchdog.run.scan_run import ScanOutcome
-    from watchdog.settings import DatabaseConfig
 
 
 @cli.command(context_settings=CONTEXT)
@@ -57,9 +58,12 @@ def scan(db: str | None, files: tuple[str, ...], checks: tuple[str, ...], out_di
     prestart_for(database.url)  # a SQLite worker starts while the scanner is imported and the suites read
 
     from watchdog.run.scan_run import run_scan, timestamp_dir
-    from watchdog.settings import load_settings_or_default
 
-    settings = load_settings_or_default(config_path) if llm else None
+    settings = None
+    if llm:  # the configuration's llm: section (pydantic) only for an LLM report
+        from watchdog.settings import load_settings_or_default
+
+        settings = load_settings_or_default(config_path)
     target = out_dir or timestamp_dir(Path("reports").resolve() / "adhoc")
     with console.scan_progress(enabled=True) as progress:
         outcome = run_scan(database, checks, out_dir=target, sample=sample, on_progress=progress, llm=llm,
@@ -91,7 +95,7 @@ def _with_files(db: str | None, files: tuple[str, ...], config_path: Path | None
             raise ConfigError(f"--file {spec!r}: two files are named {name!r}; write --file OTHER_NAME=PATH")
         given.add(name)
         tables[name] = str(Path(path).expanduser().absolute())
-    return database.model_copy(update={"files": tables})
+    return replace(database, files=tables)
 
 
 def _show_outcome(outcome: ScanOutcome, as_json: bool) -> None:

@@ -7,8 +7,8 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from watchdog.defaults import DEFAULT_HISTORY_RUNS
 from watchdog.history.store import HistoryStore, run_findings, runs
-from watchdog.settings import DEFAULT_HISTORY_RUNS
 
 
 def past_findings(store: HistoryStore, audit: str, before_run_id: str,

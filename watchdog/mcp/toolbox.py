@@ -14,11 +14,12 @@ from typing import Any
 
 from sqlglot import exp
 
+from watchdog.database import DatabaseConfig
 from watchdog.errors import ConfigError, WatchdogError
 from watchdog.findings import jsonable
 from watchdog.redact import redact
 from watchdog.sandbox import Sandbox
-from watchdog.settings import DatabaseConfig, Settings
+from watchdog.settings import Settings
 
 log = logging.getLogger("watchdog.mcp")
 

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import math
 
+from watchdog.defaults import PROFILE_FD_MIN_HOLD, PROFILE_FD_PAIRS
 from watchdog.profile.rules import Candidate, n, pct
 from watchdog.profile.stats import ColumnProfile, TableProfile
-from watchdog.settings import PROFILE_FD_MIN_HOLD, PROFILE_FD_PAIRS
 
 KIND = "functional_dependency"
 FAMILIES = ("text", "int", "bool", "date")

@@ -8,13 +8,13 @@ from typing import Any
 
 from sqlglot import exp
 
+from watchdog.defaults import PROFILE_APPROX_DISTINCT_ROWS, PROFILE_TOP_VALUES
 from watchdog.errors import QueryError
 from watchdog.profile.schema import ColumnInfo, TableInfo
 from watchdog.profile.shapes import COARSE, GATES, GROUP_OF, SHAPES
 from watchdog.sandbox import Sandbox
 from watchdog.scan import sqlbuild
 from watchdog.scan.check_types.freshness import to_utc
-from watchdog.settings import PROFILE_APPROX_DISTINCT_ROWS, PROFILE_TOP_VALUES
 
 TEXT_FAMILIES = ("text",)
 ORDERED_FAMILIES = ("int", "real", "time", "date", "text")

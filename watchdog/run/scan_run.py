@@ -13,6 +13,8 @@ from pathlib import Path
 from secrets import token_hex
 from typing import TYPE_CHECKING, Any
 
+from watchdog.database import DatabaseConfig
+from watchdog.defaults import DEFAULT_SAMPLE
 from watchdog.errors import Interrupted
 from watchdog.exit_codes import ExitCode
 from watchdog.findings import FindingsDoc
@@ -21,12 +23,12 @@ from watchdog.run.safe_write import OutputError
 from watchdog.sandbox import Sandbox
 from watchdog.scan.scanner import Progress, scan
 from watchdog.scan.suites import load_suites
-from watchdog.settings import DEFAULT_SAMPLE, DatabaseConfig, DeliveryChannel, Settings
 from watchdog.trends import compare
 
 if TYPE_CHECKING:  # the LLM stack is imported only when an LLM report is asked for
     from watchdog.graph.models import Models
     from watchdog.graph.runner import LLMReportOutcome
+    from watchdog.settings import DeliveryChannel, Settings
 
 
 @dataclass
@@ -145,6 +147,7 @@ def run_scan(database: str | DatabaseConfig, suite_paths: Iterable[str | Path], 
         write(folder.write_report, doc, trends)  # the deterministic report is there even if the LLM step dies
         from watchdog.graph.models import build_models
         from watchdog.graph.runner import run_llm_report
+        from watchdog.settings import Settings
 
         settings = settings or Settings()
         if models is None:

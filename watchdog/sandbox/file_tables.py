@@ -1,8 +1,8 @@
 """Tables read from files (CSV, Parquet, JSON) through DuckDB: names, formats and the reader for each.
 
-Pure functions and no heavy imports: the settings model validates a database's ``files:`` with them,
-the CLI parses ``--file [name=]path`` with them, and :mod:`watchdog.sandbox.duckdb_session` builds
-one view per table with them.
+Pure functions and no heavy imports (no pydantic): :class:`watchdog.database.DatabaseConfig` and the
+settings model validate a database's ``files:`` with them, the CLI parses ``--file [name=]path`` with
+them, and :mod:`watchdog.sandbox.duckdb_session` builds one view per table with them.
 """
 
 from __future__ import annotations
@@ -10,9 +10,6 @@ from __future__ import annotations
 import glob
 import re
 from pathlib import Path
-from typing import Annotated
-
-from pydantic import AfterValidator
 
 from watchdog.errors import ConfigError
 
@@ -53,22 +50,17 @@ def check_files(url: str, files: dict[str, str]) -> None:
         raise FileTableError(f"files: needs a DuckDB database (url: {IN_MEMORY} or duckdb:///path.duckdb)")
 
 
-def _table_name(name: str) -> str:
+def check_table_name(name: str) -> str:
     if not TABLE_NAME.fullmatch(name):
         raise FileTableError(f"{name!r} cannot be a table name: letters, digits and _ (not starting with a digit)")
     return name
 
 
-def _file_path(path: str) -> str:
+def check_file_path(path: str) -> str:
     if not path.strip():
         raise FileTableError("the path is empty")
     reader_for(path)
     return path
-
-
-#: the key and value types of ``files:`` (the settings model reports errors at the entry's line)
-TableName = Annotated[str, AfterValidator(_table_name)]
-FilePath = Annotated[str, AfterValidator(_file_path)]
 
 
 def parse_spec(spec: str) -> tuple[str, str]:

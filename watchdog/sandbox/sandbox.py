@@ -7,6 +7,7 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from watchdog.defaults import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S
 from watchdog.errors import DatabaseUnavailable
 from watchdog.redact import redact_url
 from watchdog.sandbox import cancel as cancelling
@@ -14,11 +15,11 @@ from watchdog.sandbox.dialects import missing_driver
 from watchdog.sandbox.direct import psycopg_conninfo
 from watchdog.sandbox.policy import ReadOnlyPolicy, sqlglot_dialect
 from watchdog.sandbox.result import QueryResult
-from watchdog.settings import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, DatabaseConfig
 
 if TYPE_CHECKING:
     from sqlglot import exp
 
+    from watchdog.database import DatabaseConfig
     from watchdog.sandbox.sessions import Session
 
 log = logging.getLogger(__name__)

@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from watchdog import __version__
+from watchdog.defaults import DEFAULT_SAMPLE
 from watchdog.errors import (
     DatabaseUnavailable,
     Interrupted,
@@ -34,7 +35,6 @@ from watchdog.scan.check_types.base import SampleSpec
 from watchdog.scan.planner import Statement, batch_statements, plan
 from watchdog.scan.samples import table_sample
 from watchdog.scan.sqlbuild import BINARY_COLLATION, split_name
-from watchdog.settings import DEFAULT_SAMPLE
 
 Progress = Callable[[int, int, str], None]
 NOT_RUN = "not run: the scan was interrupted"

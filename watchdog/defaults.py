@@ -1,0 +1,18 @@
+"""The defaults every entry point shares (a database's limits, the samples per breaching check): set once, here.
+
+No imports: the scan path reads these without the configuration model (:mod:`watchdog.settings` re-exports them).
+"""
+
+DEFAULT_TIMEOUT_S = 30.0
+DEFAULT_MAX_ROWS = 1000
+DEFAULT_SAMPLE = 5
+#: earlier runs of an audit read as history for ``anomaly:`` (without a timestamp column) and ``schema_changes``
+DEFAULT_HISTORY_RUNS = 90
+#: profile/suggest: top values are listed for columns with at most this many distinct values
+PROFILE_TOP_VALUES = 20
+#: profile: on PostgreSQL tables of at least this many rows, distinct counts are the planner's estimate
+PROFILE_APPROX_DISTINCT_ROWS = 1_000_000
+#: suggest: at most this many functional-dependency column pairs are tried per table
+PROFILE_FD_PAIRS = 24
+#: suggest: a functional dependency is suggested when it holds on at least this share of rows
+PROFILE_FD_MIN_HOLD = 0.99
