@@ -51,6 +51,15 @@ def _scan(db: Path, parallel_n: int, slow_main: float = 0.0) -> tuple[dict, list
     return out, threads
 
 
+def _ages(doc: dict) -> dict[str, float]:
+    """Freshness ages, taken out of ``doc``: they grow with the clock between two scans, so compared apart."""
+    ages = {}
+    for finding in doc["findings"]:
+        if finding["check"] == "freshness" and finding["observed"] is not None:
+            ages[finding["name"]] = finding.pop("observed")
+    return ages
+
+
 def test_statements_on_a_second_sandbox_give_the_same_findings(demo_db, monkeypatch):
     alone, threads_alone = _scan(demo_db, 1)
     assert set(threads_alone) == {"MainThread"}
@@ -58,6 +67,8 @@ def test_statements_on_a_second_sandbox_give_the_same_findings(demo_db, monkeypa
     shared, threads = _scan(demo_db, 2, slow_main=0.15)
     assert "watchdog-scan-1" in threads, threads  # the helper really ran statements
     assert len(threads) == len(threads_alone)  # and none ran twice
+    ages_alone, ages = _ages(alone), _ages(shared)
+    assert ages.keys() == ages_alone.keys() and all(0 <= ages[k] - ages_alone[k] < 60 for k in ages)
     assert shared == alone
 
 
@@ -149,3 +160,26 @@ def _alive(pid: int) -> bool:
         return False
     status = Path(f"/proc/{pid}/status")
     return status.exists() and "zombie" not in status.read_text()
+
+
+def test_parallel_is_a_database_setting_and_an_option(tmp_path, run_cli, demo_db):
+    from watchdog.database import DatabaseConfig, DatabaseConfigError
+    from watchdog.errors import ConfigError
+    from watchdog.settings import load_settings
+
+    assert DatabaseConfig(url="sqlite:///x.db").parallel == parallel.DEFAULT_PARALLEL
+    assert DatabaseConfig(url="sqlite:///x.db").with_limits(parallel=1).parallel == 1
+    with pytest.raises(DatabaseConfigError, match="parallel"):
+        DatabaseConfig(url="sqlite:///x.db", parallel=0)
+    config = tmp_path / "watchdog.yaml"
+    config.write_text("databases:\n  crm:\n    url: sqlite:///crm.db\n    parallel: 0\naudits: {}\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match=r":4: databases\.crm\.parallel: Input should be greater than or equal to 1"):
+        load_settings(config)
+    config.write_text("databases:\n  crm:\n    url: sqlite:///crm.db\n    parallel: 3\naudits: {}\n", encoding="utf-8")
+    assert load_settings(config).database("crm").parallel == 3
+    result = run_cli("scan", "--db", f"sqlite:///{demo_db}", "--checks", str(ROOT / "checks" / "demo_crm.yaml"),
+                     "--out", str(tmp_path / "out"), "--parallel", "1", "--json")
+    assert result.returncode == 1, result.stderr
+    result = run_cli("scan", "--db", f"sqlite:///{demo_db}", "--checks", str(ROOT / "checks" / "demo_crm.yaml"),
+                     "--out", str(tmp_path / "out2"), "--parallel", "0")
+    assert result.returncode == 3 and "--parallel" in result.stderr

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from watchdog.defaults import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S
+from watchdog.defaults import DEFAULT_MAX_ROWS, DEFAULT_PARALLEL, DEFAULT_TIMEOUT_S
 from watchdog.sandbox.file_tables import FileTableError, check_file_path, check_files, check_table_name
 
 
@@ -25,6 +25,8 @@ class DatabaseConfig:
     timeout_s: float = DEFAULT_TIMEOUT_S
     max_rows: int = DEFAULT_MAX_ROWS
     files: dict[str, str] = field(default_factory=dict)  #: DuckDB: {table: CSV/Parquet/JSON path or glob}
+    #: sandboxes a scan may use at once when its statements are slow (SQLite; 1: one statement at a time)
+    parallel: int = DEFAULT_PARALLEL
 
     def __post_init__(self) -> None:
         if not isinstance(self.url, str) or not self.url:
@@ -34,14 +36,18 @@ class DatabaseConfig:
         object.__setattr__(self, "timeout_s", float(self.timeout_s))  # as the config model gives it
         if isinstance(self.max_rows, bool) or not isinstance(self.max_rows, int) or self.max_rows <= 0:
             raise DatabaseConfigError(f"max_rows: must be a whole number greater than 0, not {self.max_rows!r}")
+        if isinstance(self.parallel, bool) or not isinstance(self.parallel, int) or self.parallel < 1:
+            raise DatabaseConfigError(f"parallel: must be a whole number of at least 1, not {self.parallel!r}")
         for table, path in self.files.items():
             check_table_name(table)
             check_file_path(path)
         check_files(self.url, self.files)
 
-    def with_limits(self, *, timeout_s: float | None = None, max_rows: int | None = None) -> DatabaseConfig:
+    def with_limits(self, *, timeout_s: float | None = None, max_rows: int | None = None,
+                    parallel: int | None = None) -> DatabaseConfig:
         """The same database with limits given on the command line (None keeps the configured ones)."""
-        if timeout_s is None and max_rows is None:
+        if timeout_s is None and max_rows is None and parallel is None:
             return self
         return replace(self, timeout_s=self.timeout_s if timeout_s is None else timeout_s,
-                       max_rows=self.max_rows if max_rows is None else max_rows)
+                       max_rows=self.max_rows if max_rows is None else max_rows,
+                       parallel=self.parallel if parallel is None else parallel)

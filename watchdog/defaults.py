@@ -6,6 +6,8 @@ No imports: the scan path reads these without the configuration model (:mod:`wat
 DEFAULT_TIMEOUT_S = 30.0
 DEFAULT_MAX_ROWS = 1000
 DEFAULT_SAMPLE = 5
+#: sandboxes a scan may use at once when its statements are slow (SQLite only; see watchdog/scan/parallel.py)
+DEFAULT_PARALLEL = 2
 #: earlier runs of an audit read as history for ``anomaly:`` (without a timestamp column) and ``schema_changes``
 DEFAULT_HISTORY_RUNS = 90
 #: profile/suggest: top values are listed for columns with at most this many distinct values

@@ -23,11 +23,11 @@ from pydantic.functional_validators import AfterValidator
 
 from watchdog.database import DatabaseConfig
 from watchdog.defaults import *  # noqa: F403 -- re-exported: the shared defaults live in watchdog.defaults
-from watchdog.defaults import DEFAULT_MAX_ROWS, DEFAULT_SAMPLE, DEFAULT_TIMEOUT_S
+from watchdog.defaults import DEFAULT_MAX_ROWS, DEFAULT_PARALLEL, DEFAULT_SAMPLE, DEFAULT_TIMEOUT_S
 from watchdog.errors import ConfigError
 from watchdog.redact import redact_url, register_secret
 from watchdog.sandbox.file_tables import check_file_path, check_files, check_table_name
-from watchdog.yaml_lines import DuplicateKeyError, YamlLines, load_with_lines, shield_references, unshield
+from watchdog.yaml_lines import DuplicateKeyError, YamlLines, dotted, load_with_lines, shield_references, unshield
 
 ENV_VAR = "WATCHDOG_CONFIG"
 DEFAULT_RELATIVE = Path("config") / "watchdog.yaml"
@@ -53,6 +53,7 @@ class DatabaseEntry(_Strict):
     timeout_s: float = Field(default=DEFAULT_TIMEOUT_S, gt=0)
     max_rows: int = Field(default=DEFAULT_MAX_ROWS, gt=0)
     files: dict[TableName, FilePath] = Field(default_factory=dict)  #: DuckDB: {table: CSV/Parquet/JSON path or glob}
+    parallel: int = Field(default=DEFAULT_PARALLEL, ge=1)
 
     @model_validator(mode="after")
     def _files(self) -> DatabaseEntry:  # files: only under a DuckDB URL
@@ -60,7 +61,8 @@ class DatabaseEntry(_Strict):
         return self
 
     def config(self) -> DatabaseConfig:
-        return DatabaseConfig(url=self.url, timeout_s=self.timeout_s, max_rows=self.max_rows, files=dict(self.files))
+        return DatabaseConfig(url=self.url, timeout_s=self.timeout_s, max_rows=self.max_rows, files=dict(self.files),
+                              parallel=self.parallel)
 
 
 if TYPE_CHECKING:
@@ -415,7 +417,7 @@ def _interpolate(value: Any, at: tuple[Any, ...], lines: YamlLines, path: Path) 
             return os.environ[name]
         if default is not None:
             return default
-        raise ConfigError(f"{path}:{lines.line(at)}: {_dotted(at)}: environment variable {name} is not set "
+        raise ConfigError(f"{path}:{lines.line(at)}: {dotted(at)}: environment variable {name} is not set "
                           f"(write ${{{name}:-default}} to give a default)")
 
     return _INTERPOLATION.sub(substitute, value)
@@ -426,7 +428,7 @@ def _check_references(settings: Settings, lines: YamlLines, path: Path) -> None:
         if audit.database not in settings.databases:
             at = ("audits", name, "database")
             known = ", ".join(sorted(settings.databases)) or "none"
-            raise ConfigError(f"{path}:{lines.line(at)}: {_dotted(at)}: no database named {audit.database!r} "
+            raise ConfigError(f"{path}:{lines.line(at)}: {dotted(at)}: no database named {audit.database!r} "
                               f"under databases: (configured: {known})")
 
 
@@ -441,9 +443,5 @@ def _describe(exc: ValidationError, lines: YamlLines, path: Path) -> str:
             message = "missing required field"
         else:
             message = str(err.get("msg", "invalid value")).removeprefix("Value error, ")
-        out.append(f"{path}:{lines.line(loc)}: {_dotted(loc)}: {message}")
+        out.append(f"{path}:{lines.line(loc)}: {dotted(loc)}: {message}")
     return "invalid configuration:\n  " + "\n  ".join(out) if len(out) > 1 else out[0]
-
-
-def _dotted(path: tuple[Any, ...]) -> str:
-    return ".".join(str(p) if not isinstance(p, int) else f"[{p}]" for p in path).replace(".[", "[")

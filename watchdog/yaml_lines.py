@@ -86,3 +86,8 @@ def shield_references(text: str, reference: re.Pattern[str]) -> str:
 def unshield(value: str) -> str:
     """A parsed string with its shielded references written back as they were."""
     return _SHIELDED.sub(lambda m: bytes.fromhex(m.group(1)).decode(), value)
+
+
+def dotted(path: tuple[Any, ...]) -> str:
+    """A location in a YAML document as people write it: ``audits.nightly.deliver[0].email``."""
+    return ".".join(str(p) if not isinstance(p, int) else f"[{p}]" for p in path).replace(".[", "[")

@@ -11,7 +11,7 @@ import click
 
 from watchdog.cli import console
 from watchdog.cli.app import CONTEXT, GreedyOption, cli, config_option, resolve_db
-from watchdog.defaults import DEFAULT_MAX_ROWS, DEFAULT_SAMPLE, DEFAULT_TIMEOUT_S
+from watchdog.defaults import DEFAULT_MAX_ROWS, DEFAULT_PARALLEL, DEFAULT_SAMPLE, DEFAULT_TIMEOUT_S
 from watchdog.errors import ConfigError
 from watchdog.exit_codes import ExitCode
 
@@ -35,11 +35,14 @@ if TYPE_CHECKING:  # the scanner is imported inside the commands (``scan`` start
               help="Failing rows to fetch per breaching check (0: none).")
 @click.option("--timeout", "timeout_s", type=click.FloatRange(min=0, min_open=True), default=None,
               help=f"Seconds allowed per query (default: the database's timeout_s, else {DEFAULT_TIMEOUT_S:g}).")
+@click.option("--parallel", type=click.IntRange(min=1), default=None,
+              help=f"SQLite: statements run at once when they are slow, each in its own read-only worker "
+                   f"(default: the database's parallel, else {DEFAULT_PARALLEL}; 1: one at a time).")
 @click.option("--llm", is_flag=True, help="Also have an LLM write the report; its numbers are verified "
               "(needs OPENAI_API_KEY and/or OPENAI_BASE_URL, or llm: in the config).")
 @config_option
 def scan(db: str | None, files: tuple[str, ...], checks: tuple[str, ...], out_dir: Path | None, as_json: bool,
-         sample: int, timeout_s: float | None, llm: bool, config_path: Path | None) -> None:
+         sample: int, timeout_s: float | None, parallel: int | None, llm: bool, config_path: Path | None) -> None:
     """Run check suites against a database and write findings.json and report.md.
 
     Exit code: 0 all passed, 1 a check failed, 2 only warnings, 3 an error
@@ -54,7 +57,7 @@ def scan(db: str | None, files: tuple[str, ...], checks: tuple[str, ...], out_di
     """
     from watchdog.sandbox.sqlite_session import prestart_for
 
-    database = _with_files(db, files, config_path).with_limits(timeout_s=timeout_s)
+    database = _with_files(db, files, config_path).with_limits(timeout_s=timeout_s, parallel=parallel)
     prestart_for(database.url)  # a SQLite worker starts while the scanner is imported and the suites read
 
     from watchdog.run.scan_run import run_scan, timestamp_dir

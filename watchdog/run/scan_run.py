@@ -129,7 +129,7 @@ def run_scan(database: str | DatabaseConfig, suite_paths: Iterable[str | Path], 
             folder.check()  # before any query: a scan whose findings cannot be written is not started
         try:
             doc = scan(box, checks, sample=sample, suites=[str(s.path) for s in suites], on_progress=on_progress,
-                       history=history)
+                       history=history, parallel=target.parallel)
         except Interrupted as stop:  # Ctrl-C: keep the findings of the checks that finished
             partial: FindingsDoc = stop.doc  # type: ignore[assignment]
             partial.run_id = run_id

@@ -19,13 +19,13 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Generic, TypeVar
 
+from watchdog.defaults import DEFAULT_PARALLEL
+
 if TYPE_CHECKING:
     from watchdog.sandbox import Sandbox
 
 #: seconds a statement runs before a helper sandbox is opened for the statements still waiting
 HELPER_AFTER_S = 0.25
-#: sandboxes a scan uses at most by default (1: one statement at a time)
-DEFAULT_PARALLEL = 2
 #: dialects whose engine runs a statement on one core (PostgreSQL, DuckDB and Spark spread one statement
 #: over the cores themselves)
 PARALLEL_DIALECTS = frozenset({"sqlite", "strictsqlite"})

@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from watchdog import __version__
-from watchdog.defaults import DEFAULT_SAMPLE
+from watchdog.defaults import DEFAULT_PARALLEL, DEFAULT_SAMPLE
 from watchdog.errors import (
     DatabaseUnavailable,
     Interrupted,
@@ -33,7 +33,7 @@ from watchdog.sandbox import Sandbox
 from watchdog.scan import anomalies
 from watchdog.scan.check_types import Aggregate, Check, Columns, Measurement, Metric, Standalone
 from watchdog.scan.check_types.base import SampleSpec
-from watchdog.scan.parallel import DEFAULT_PARALLEL, run_statements
+from watchdog.scan.parallel import run_statements
 from watchdog.scan.planner import Statement, batch_statements, plan
 from watchdog.scan.samples import table_sample
 from watchdog.scan.sqlbuild import BINARY_COLLATION, split_name
