@@ -13,18 +13,20 @@ When the catalogue does not say (e.g. an untyped SQLite column), the values are 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
-from pydantic import Field
 from sqlglot import exp
 
 from watchdog.scan import sqlbuild
 from watchdog.scan.check_types.base import ColumnOptions, TypeMismatch, register, value_kind
+from watchdog.scan.check_types.fields import option
 from watchdog.scan.check_types.row_condition import RowConditionCheck
 
 
+@dataclass(frozen=True, kw_only=True)
 class AcceptedValuesOptions(ColumnOptions):
-    values: list[str | int | float | bool] = Field(min_length=1)
+    values: list[str | int | float | bool] = option(min_length=1)
 
 
 #: column kind -> value kind -> how the value is compared (None: refused)

@@ -13,38 +13,39 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
 from sqlglot import exp
 
 from watchdog.errors import WatchdogError
 from watchdog.scan import sqlbuild
 from watchdog.scan.check_types.anomaly_options import AnomalyOptions
+from watchdog.scan.check_types.fields import Options, option
 
 Severity = Literal["fail", "warn"]
 
 
-class CheckOptions(BaseModel):
+@dataclass(frozen=True, kw_only=True)
+class CheckOptions(Options):
     """Options every check takes."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)  # built on first use
-
-    name: str | None = Field(default=None, min_length=1)
+    name: str | None = option(None, min_length=1)
     severity: Severity = "fail"
-    where: str | None = Field(default=None, min_length=1)
+    where: str | None = option(None, min_length=1)
     description: str | None = None
     #: judge the check's figure against its history (see scan/anomalies.py)
     anomaly: AnomalyOptions | None = None
 
 
+@dataclass(frozen=True, kw_only=True)
 class RowCheckOptions(CheckOptions):
     """Row-level checks also take thresholds: failing rows tolerated, as a count or a rate."""
 
-    max_count: int | None = Field(default=None, ge=0)
-    max_rate: float | None = Field(default=None, ge=0, le=1)
+    max_count: int | None = option(None, ge=0)
+    max_rate: float | None = option(None, ge=0, le=1)
 
 
+@dataclass(frozen=True, kw_only=True)
 class ColumnOptions(RowCheckOptions):
-    column: str = Field(min_length=1)
+    column: str = option(min_length=1)
 
 
 @dataclass(frozen=True)
@@ -138,7 +139,7 @@ class Check:
     """A configured check on one table (or a custom query)."""
 
     kind: ClassVar[str]
-    Options: ClassVar[type[BaseModel]] = CheckOptions
+    Options: ClassVar[type[Options]] = CheckOptions
     #: the option a short form (``- not_null: email``) sets; None when there is no short form
     short_form: ClassVar[str | None] = "column"
     #: thresholds max_count / max_rate make sense (row-level checks)

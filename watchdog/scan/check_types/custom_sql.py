@@ -12,11 +12,11 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
 import sqlglot
-from pydantic import BaseModel, ConfigDict, Field, model_validator
 from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 
@@ -31,22 +31,21 @@ from watchdog.scan.check_types.base import (
     as_int,
     register,
 )
+from watchdog.scan.check_types.fields import Options, option
 
 
-class CustomSqlOptions(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)  # built on first use
-
-    name: str = Field(min_length=1)
-    sql: str | None = Field(default=None, min_length=1)
-    failing_rows_sql: str | None = Field(default=None, min_length=1)
+@dataclass(frozen=True, kw_only=True)
+class CustomSqlOptions(Options):
+    name: str = option(min_length=1)
+    sql: str | None = option(None, min_length=1)
+    failing_rows_sql: str | None = option(None, min_length=1)
     severity: Severity = "fail"
-    max_count: int | None = Field(default=None, ge=0)
+    max_count: int | None = option(None, ge=0)
     min: float | None = None
     max: float | None = None
     description: str | None = None
 
-    @model_validator(mode="after")
-    def _one_query(self) -> CustomSqlOptions:
+    def __post_init__(self) -> None:
         if self.sql is None and self.failing_rows_sql is None:
             raise ValueError("missing required option 'sql' (a query returning the failing count) or "
                              "'failing_rows_sql' (a query returning the failing rows)")
@@ -60,7 +59,6 @@ class CustomSqlOptions(BaseModel):
                              "measurement), not both")
         if self.min is not None and self.max is not None and self.min > self.max:
             raise ValueError(f"min ({self.min:g}) is greater than max ({self.max:g})")
-        return self
 
 
 def _clean(sql: str) -> str:

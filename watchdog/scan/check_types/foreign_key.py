@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
-from pydantic import Field, field_validator
 from sqlglot import exp
 
 from watchdog.scan import sqlbuild
@@ -18,20 +18,22 @@ from watchdog.scan.check_types.base import (
     as_int,
     register,
 )
+from watchdog.scan.check_types.fields import option
 
 CHILD, PARENT = "wd_child", "wd_parent"
 
 
-class ForeignKeyOptions(ColumnOptions):
-    references: str = Field(description="table.column (or schema.table.column)")
+def _table_dot_column(value: str) -> str:
+    parts = sqlbuild.split_name(value, max_parts=4)
+    if len(parts) < 2:
+        raise ValueError(f"expected table.column (e.g. companies.id), got {value!r}")
+    return value
 
-    @field_validator("references")
-    @classmethod
-    def _table_dot_column(cls, value: str) -> str:
-        parts = sqlbuild.split_name(value, max_parts=4)
-        if len(parts) < 2:
-            raise ValueError(f"expected table.column (e.g. companies.id), got {value!r}")
-        return value
+
+@dataclass(frozen=True, kw_only=True)
+class ForeignKeyOptions(ColumnOptions):
+    #: table.column (or schema.table.column)
+    references: str = option(after=_table_dot_column)
 
 
 @register

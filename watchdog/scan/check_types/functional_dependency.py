@@ -17,9 +17,9 @@ finding's SQL list the failing rows beside ``wd_majority_value`` (NULL when the 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Literal, cast
 
-from pydantic import Field, field_validator
 from sqlglot import exp
 
 from watchdog.scan import sqlbuild
@@ -32,19 +32,20 @@ from watchdog.scan.check_types.base import (
     as_int,
     register,
 )
+from watchdog.scan.check_types.fields import option
 
 MAJORITY = "wd_majority_value"
 
 
-class FunctionalDependencyOptions(RowCheckOptions):
-    determinant: list[str] = Field(min_length=1)
-    dependent: str = Field(min_length=1)
-    dependent_nulls: Literal["skip", "value"] = "skip"
+def _listed(value: Any) -> Any:
+    return [value] if isinstance(value, str) else value
 
-    @field_validator("determinant", mode="before")
-    @classmethod
-    def _listed(cls, value: Any) -> Any:
-        return [value] if isinstance(value, str) else value
+
+@dataclass(frozen=True, kw_only=True)
+class FunctionalDependencyOptions(RowCheckOptions):
+    determinant: list[str] = option(min_length=1, before=_listed)
+    dependent: str = option(min_length=1)
+    dependent_nulls: Literal["skip", "value"] = "skip"
 
 
 def _one(text: str) -> exp.Expr:

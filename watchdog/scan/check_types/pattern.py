@@ -4,27 +4,29 @@ With ``match: false`` the regex must NOT be found: failing rows are non-null val
 The regex dialect, and how it is written for each database, is :mod:`watchdog.scan.regex`.
 """
 
-from pydantic import Field, field_validator
+from dataclasses import dataclass
+
 from sqlglot import exp
 
 from watchdog.scan import regex, sqlbuild
 from watchdog.scan.check_types.base import ColumnOptions, register
+from watchdog.scan.check_types.fields import option
 from watchdog.scan.check_types.row_condition import RowConditionCheck
 
 
+def _compiles(value: str) -> str:
+    try:
+        regex.parse(value)
+    except regex.RegexError as exc:
+        raise ValueError(f"regex {value!r} is not a valid regular expression on every database: {exc}") from None
+    return value
+
+
+@dataclass(frozen=True, kw_only=True)
 class PatternOptions(ColumnOptions):
-    regex: str = Field(min_length=1)
+    regex: str = option(min_length=1, after=_compiles)
     #: False: the regex must not be found (failing = values in which it is)
     match: bool = True
-
-    @field_validator("regex")
-    @classmethod
-    def _compiles(cls, value: str) -> str:
-        try:
-            regex.parse(value)
-        except regex.RegexError as exc:
-            raise ValueError(f"regex {value!r} is not a valid regular expression on every database: {exc}") from None
-        return value
 
 
 @register

@@ -6,9 +6,9 @@ numeric bounds on a TEXT column, is the same ``error`` on every database ("the t
 never a comparison each database would make its own way.
 """
 
+from dataclasses import dataclass
 from datetime import date, datetime
 
-from pydantic import model_validator
 from sqlglot import exp
 
 from watchdog.scan import sqlbuild
@@ -18,17 +18,16 @@ from watchdog.scan.check_types.row_condition import RowConditionCheck
 Bound = int | float | str | date | datetime
 
 
+@dataclass(frozen=True, kw_only=True)
 class RangeOptions(ColumnOptions):
     min: Bound | None = None
     max: Bound | None = None
 
-    @model_validator(mode="after")
-    def _a_bound(self) -> "RangeOptions":
+    def __post_init__(self) -> None:
         if self.min is None and self.max is None:
             raise ValueError("give min, max or both")
         if self.min is not None and self.max is not None and _out_of_order(self.min, self.max):
             raise ValueError(f"min ({self.min}) is greater than max ({self.max})")
-        return self
 
 
 def _out_of_order(low: Bound, high: Bound) -> bool:

@@ -5,9 +5,9 @@ With neither bound given, the table must not be empty (min 1).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
-from pydantic import Field, model_validator
 from sqlglot import exp
 
 from watchdog.scan import sqlbuild
@@ -19,17 +19,17 @@ from watchdog.scan.check_types.base import (
     as_int,
     register,
 )
+from watchdog.scan.check_types.fields import option
 
 
+@dataclass(frozen=True, kw_only=True)
 class RowCountOptions(CheckOptions):
-    min: int | None = Field(default=None, ge=0)
-    max: int | None = Field(default=None, ge=0)
+    min: int | None = option(None, ge=0)
+    max: int | None = option(None, ge=0)
 
-    @model_validator(mode="after")
-    def _ordered(self) -> RowCountOptions:
+    def __post_init__(self) -> None:
         if self.min is not None and self.max is not None and self.min > self.max:
             raise ValueError(f"min ({self.min}) is greater than max ({self.max})")
-        return self
 
 
 @register

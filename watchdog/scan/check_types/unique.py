@@ -10,12 +10,12 @@ One GROUP BY statement per check.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from datetime import date, datetime, time
 from decimal import Decimal
 from typing import Any
 from uuid import UUID
 
-from pydantic import Field, model_validator
 from sqlglot import exp
 
 from watchdog.scan import sqlbuild
@@ -29,25 +29,25 @@ from watchdog.scan.check_types.base import (
     as_int,
     register,
 )
+from watchdog.scan.check_types.fields import option
 
 GROUP_ROWS = "wd_group_rows"
 
 
+@dataclass(frozen=True, kw_only=True)
 class UniqueOptions(RowCheckOptions):
     """``column: a``, ``column: [a, b]`` or ``columns: [a, b]`` (findings call a compound key ``columns``)."""
 
-    column: str | list[str] | None = Field(default=None, min_length=1)
-    columns: list[str] | None = Field(default=None, min_length=1)
+    column: str | list[str] | None = option(None, min_length=1)
+    columns: list[str] | None = option(None, min_length=1)
 
-    @model_validator(mode="after")
-    def _one_key(self) -> UniqueOptions:
+    def __post_init__(self) -> None:
         if (self.column is None) == (self.columns is None):
             raise ValueError("give the key as `column:` (one column or a list) or `columns:` (a list), not "
                              + ("both" if self.column is not None else "neither"))
         for name in self.key:
             if not name:
                 raise ValueError("a key column name is empty")
-        return self
 
     @property
     def key(self) -> list[str]:
