@@ -73,5 +73,5 @@ class AcceptedValues(RowConditionCheck):
         compared = sqlbuild.exact(col.copy(), dialect, kind) if text else col.copy()
         return exp.and_(
             exp.Not(this=exp.Is(this=col, expression=exp.Null())),
-            exp.Not(this=exp.In(this=compared, expressions=allowed)),
+            exp.Not(this=exp.In(this=compared, expressions=allowed)), copy=False,
         )

@@ -199,8 +199,8 @@ class Check:
 
     def finding_sql(self, dialect: str) -> str | None:
         """The runnable SQL recorded in the finding: it selects the failing rows."""
-        query = self.failing_rows(dialect)
-        return query.sql(dialect=dialect) if query is not None else None
+        query = self.failing_rows(dialect)  # a fresh tree: rendered without a copy
+        return query.sql(dialect=dialect, copy=False) if query is not None else None
 
     # ---- to implement
     def metrics(self, dialect: str) -> list[Metric]:
@@ -210,7 +210,8 @@ class Check:
         raise NotImplementedError
 
     def failing_rows(self, dialect: str) -> exp.Expr | None:
-        """A SELECT of the failing rows (for samples and the findings' ``sql``), or None."""
+        """A SELECT of the failing rows (for samples and the findings' ``sql``), or None; a fresh tree
+        at every call (callers render and extend it without copying)."""
         return None
 
     def sample_spec(self, dialect: str, m: Measurement, extra: tuple[list[str], list[tuple[Any, ...]]] | None,
@@ -224,7 +225,7 @@ class Check:
     def sample_query(self, dialect: str, rows: int) -> exp.Expr | None:
         """A cheap SELECT of a few failing rows (default: the failing rows, limited)."""
         query = self.failing_rows(dialect)
-        return query.limit(rows) if isinstance(query, exp.Select) else None
+        return query.limit(rows, copy=False) if isinstance(query, exp.Select) else None
 
     def breached(self, m: Measurement) -> bool:
         if m.failing is None:

@@ -92,8 +92,9 @@ class CustomSql(Check):
         return query
 
     def _count(self, dialect: str) -> Standalone:
-        query = exp.select(sqlbuild.count_star()).from_(self._rows_query(dialect).subquery("wd_failing"))
-        sql = query.sql(dialect=dialect)
+        query = exp.select(sqlbuild.count_star(), copy=False).from_(
+            self._rows_query(dialect).subquery("wd_failing", copy=False), copy=False)  # a fresh parse: no copies
+        sql = query.sql(dialect=dialect, copy=False)
         return Standalone(sql, sql)
 
     def metrics(self, dialect: str) -> list[Metric]:
@@ -135,4 +136,5 @@ class CustomSql(Check):
     def sample_query(self, dialect: str, rows: int) -> exp.Expr | None:
         if not self.options.failing_rows_sql:
             return None
-        return exp.select("*").from_(self._rows_query(dialect).subquery("wd_failing")).limit(rows)
+        return (exp.select("*", copy=False).from_(self._rows_query(dialect).subquery("wd_failing", copy=False),
+                                                  copy=False).limit(rows, copy=False))

@@ -100,5 +100,6 @@ class Freshness(Check):
 
     def finding_sql(self, dialect: str) -> str:
         col = sqlbuild.column(self.column or "")
-        query = exp.select(exp.alias_(exp.Max(this=col), "newest")).from_(sqlbuild.table(self.table or ""))
-        return query.where(self.filter(dialect)).sql(dialect=dialect)
+        query = (exp.select(exp.alias_(exp.Max(this=col), "newest", copy=False), copy=False)
+                 .from_(sqlbuild.table(self.table or ""), copy=False))
+        return query.where(self.filter(dialect), copy=False).sql(dialect=dialect, copy=False)

@@ -39,4 +39,4 @@ class Pattern(RowConditionCheck):
         col = sqlbuild.column(self.column or "")
         matches = sqlbuild.regex_search(col, self.options.regex, dialect)
         bad = exp.Paren(this=matches) if not self.options.match else exp.Not(this=exp.Paren(this=matches))
-        return exp.and_(exp.Not(this=exp.Is(this=col.copy(), expression=exp.Null())), bad)
+        return exp.and_(exp.Not(this=exp.Is(this=col.copy(), expression=exp.Null())), bad, copy=False)

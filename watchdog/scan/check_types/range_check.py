@@ -85,8 +85,8 @@ class Range(RowConditionCheck):
             outside.append(exp.LT(this=col.copy(), expression=_bound(self.options.min, column, dialect)))
         if self.options.max is not None:
             outside.append(exp.GT(this=col.copy(), expression=_bound(self.options.max, column, dialect)))
-        either = exp.Paren(this=exp.or_(*outside)) if len(outside) > 1 else outside[0]
-        return exp.and_(exp.Not(this=exp.Is(this=col.copy(), expression=exp.Null())), either)
+        either = exp.Paren(this=exp.or_(*outside, copy=False)) if len(outside) > 1 else outside[0]
+        return exp.and_(exp.Not(this=exp.Is(this=col, expression=exp.Null())), either, copy=False)
 
 
 def _advice(kind: str) -> str:

@@ -55,5 +55,6 @@ class RowCount(Check):
         return (low is not None and observed < low) or (high is not None and observed > high)
 
     def finding_sql(self, dialect: str) -> str:
-        query = exp.select(sqlbuild.count_star()).from_(sqlbuild.table(self.table or "")).where(self.filter(dialect))
-        return query.sql(dialect=dialect)
+        query = (exp.select(sqlbuild.count_star(), copy=False).from_(sqlbuild.table(self.table or ""), copy=False)
+                 .where(self.filter(dialect), copy=False))
+        return query.sql(dialect=dialect, copy=False)
