@@ -14,7 +14,7 @@ import pytest
 
 from watchdog.scan.check_types import check_types, fields
 from watchdog.scan.check_types.anomaly_options import AnomalyOptions
-from watchdog.scan.check_types.fields import Options, OptionsError, option
+from watchdog.scan.check_types.fields import Options, OptionsError, option, options_class
 
 
 def _not_blank(value: str) -> str:
@@ -33,7 +33,7 @@ def _no_x(value: Any) -> Any:
     return value
 
 
-@dataclasses.dataclass(frozen=True, kw_only=True)
+@options_class
 class Inner(Options):
     size: int = option(1, ge=1, le=50)
     unit: Literal["hour", "day"] | None = None
@@ -43,7 +43,7 @@ class Inner(Options):
             raise ValueError("a size above 10 needs a unit")
 
 
-@dataclasses.dataclass(frozen=True, kw_only=True)
+@options_class
 class Sample(Options):
     name: str = option(min_length=1)
     count: int | None = option(None, ge=0)
@@ -288,6 +288,46 @@ def test_type_hints_are_read_once_per_class(monkeypatch):
     for _ in range(3):
         parse(count=1)
     assert calls == [Sample]
+
+
+def test_options_classes_become_frozen_dataclasses_on_first_use():
+    @options_class
+    class Base(Options):
+        a: int = option(1, ge=0)
+
+    @options_class
+    class Child(Base):
+        b: str = option(min_length=1)
+
+        def __post_init__(self) -> None:
+            if self.b == "bad":
+                raise ValueError("b is bad")
+
+    assert not dataclasses.is_dataclass(Child)  # nothing paid at import
+    child = Child(b="x")  # constructed before any parse: the child and its base are made dataclasses first
+    assert (child.a, child.b) == (1, "x") and dataclasses.is_dataclass(Base) and dataclasses.is_dataclass(Child)
+    assert [f.name for f in dataclasses.fields(Child)] == ["a", "b"]
+    assert child == Child(a=1, b="x") and repr(child).endswith("Child(a=1, b='x')")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        child.a = 2  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        Child("x")  # type: ignore[misc]  # keyword-only
+    with pytest.raises(ValueError, match="b is bad"):
+        Child(b="bad")
+
+    @options_class
+    class Other(Base):
+        c: bool = False
+
+    assert Other.parse({"c": "yes", "a": "2"}) == Other(a=2, c=True)  # parsed first: made a dataclass then
+    assert [p.message for p in _problems_of(Other, {"a": -1, "d": 1})] == [
+        "Input should be greater than or equal to 0 (got -1)", "unknown option 'd'"]
+
+
+def _problems_of(cls: type[Options], data: dict[str, Any]) -> list[Any]:
+    with pytest.raises(OptionsError) as info:
+        cls.parse(data)
+    return info.value.problems
 
 
 def test_anomaly_options_keep_their_rules():

@@ -13,18 +13,17 @@ When the catalogue does not say (e.g. an untyped SQLite column), the values are 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from sqlglot import exp
 
 from watchdog.scan import sqlbuild
 from watchdog.scan.check_types.base import ColumnOptions, TypeMismatch, register, value_kind
-from watchdog.scan.check_types.fields import option
+from watchdog.scan.check_types.fields import option, options_class
 from watchdog.scan.check_types.row_condition import RowConditionCheck
 
 
-@dataclass(frozen=True, kw_only=True)
+@options_class
 class AcceptedValuesOptions(ColumnOptions):
     values: list[str | int | float | bool] = option(min_length=1)
 

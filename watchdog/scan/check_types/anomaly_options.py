@@ -8,10 +8,9 @@ works on the first run). See :mod:`watchdog.scan.anomalies` and :mod:`watchdog.a
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any, Literal
 
-from watchdog.scan.check_types.fields import Options, option
+from watchdog.scan.check_types.fields import Options, option, options_class
 
 BUCKET_SECONDS = {"hour": 3600, "day": 86400, "week": 7 * 86400}
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([hdw])\s*$")
@@ -32,7 +31,7 @@ def _duration(value: Any) -> Any:
     return value
 
 
-@dataclass(frozen=True, kw_only=True)
+@options_class
 class AnomalyOptions(Options):
     #: the figure judged: row-level checks ``rate`` (default) or ``failing``; row_count and freshness ``value``
     metric: Literal["rate", "failing", "value"] | None = None

@@ -18,12 +18,12 @@ from sqlglot import exp
 from watchdog.errors import WatchdogError
 from watchdog.scan import sqlbuild
 from watchdog.scan.check_types.anomaly_options import AnomalyOptions
-from watchdog.scan.check_types.fields import Options, option
+from watchdog.scan.check_types.fields import Options, option, options_class
 
 Severity = Literal["fail", "warn"]
 
 
-@dataclass(frozen=True, kw_only=True)
+@options_class
 class CheckOptions(Options):
     """Options every check takes."""
 
@@ -35,7 +35,7 @@ class CheckOptions(Options):
     anomaly: AnomalyOptions | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
+@options_class
 class RowCheckOptions(CheckOptions):
     """Row-level checks also take thresholds: failing rows tolerated, as a count or a rate."""
 
@@ -43,7 +43,7 @@ class RowCheckOptions(CheckOptions):
     max_rate: float | None = option(None, ge=0, le=1)
 
 
-@dataclass(frozen=True, kw_only=True)
+@options_class
 class ColumnOptions(RowCheckOptions):
     column: str = option(min_length=1)
 

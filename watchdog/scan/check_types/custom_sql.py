@@ -12,7 +12,6 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
@@ -31,10 +30,10 @@ from watchdog.scan.check_types.base import (
     as_int,
     register,
 )
-from watchdog.scan.check_types.fields import Options, option
+from watchdog.scan.check_types.fields import Options, option, options_class
 
 
-@dataclass(frozen=True, kw_only=True)
+@options_class
 class CustomSqlOptions(Options):
     name: str = option(min_length=1)
     sql: str | None = option(None, min_length=1)

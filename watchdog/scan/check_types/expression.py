@@ -8,18 +8,17 @@ parsed like ``where`` (one SQL condition, nothing else) and the statement it end
 through the sandbox like every other.
 """
 
-from dataclasses import dataclass
 from typing import Literal
 
 from sqlglot import exp
 
 from watchdog.scan import sqlbuild
 from watchdog.scan.check_types.base import RowCheckOptions, register
-from watchdog.scan.check_types.fields import option
+from watchdog.scan.check_types.fields import option, options_class
 from watchdog.scan.check_types.row_condition import RowConditionCheck
 
 
-@dataclass(frozen=True, kw_only=True)
+@options_class
 class ExpressionOptions(RowCheckOptions):
     condition: str = option(min_length=1)
     nulls: Literal["pass", "fail"] = "pass"

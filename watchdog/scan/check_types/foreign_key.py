@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from sqlglot import exp
@@ -18,7 +17,7 @@ from watchdog.scan.check_types.base import (
     as_int,
     register,
 )
-from watchdog.scan.check_types.fields import option
+from watchdog.scan.check_types.fields import option, options_class
 
 CHILD, PARENT = "wd_child", "wd_parent"
 
@@ -30,7 +29,7 @@ def _table_dot_column(value: str) -> str:
     return value
 
 
-@dataclass(frozen=True, kw_only=True)
+@options_class
 class ForeignKeyOptions(ColumnOptions):
     #: table.column (or schema.table.column)
     references: str = option(after=_table_dot_column)

@@ -7,7 +7,6 @@ Timestamps without a time zone are taken as UTC; numbers as Unix epoch seconds.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any
 
@@ -24,7 +23,7 @@ from watchdog.scan.check_types.base import (
     as_int,
     register,
 )
-from watchdog.scan.check_types.fields import option
+from watchdog.scan.check_types.fields import option, options_class
 
 DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhd])\s*$")
 UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
@@ -61,7 +60,7 @@ def _is_duration(value: Any) -> str | None:
     return str(value)
 
 
-@dataclass(frozen=True, kw_only=True)
+@options_class
 class FreshnessOptions(CheckOptions):
     column: str = option(min_length=1)
     max_age: str | None = option(None, before=_is_duration)  # required unless ``anomaly`` judges the age instead

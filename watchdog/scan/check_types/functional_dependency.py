@@ -17,7 +17,6 @@ finding's SQL list the failing rows beside ``wd_majority_value`` (NULL when the 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Literal, cast
 
 from sqlglot import exp
@@ -32,7 +31,7 @@ from watchdog.scan.check_types.base import (
     as_int,
     register,
 )
-from watchdog.scan.check_types.fields import option
+from watchdog.scan.check_types.fields import option, options_class
 
 MAJORITY = "wd_majority_value"
 
@@ -41,7 +40,7 @@ def _listed(value: Any) -> Any:
     return [value] if isinstance(value, str) else value
 
 
-@dataclass(frozen=True, kw_only=True)
+@options_class
 class FunctionalDependencyOptions(RowCheckOptions):
     determinant: list[str] = option(min_length=1, before=_listed)
     dependent: str = option(min_length=1)

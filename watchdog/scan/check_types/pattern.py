@@ -4,13 +4,12 @@ With ``match: false`` the regex must NOT be found: failing rows are non-null val
 The regex dialect, and how it is written for each database, is :mod:`watchdog.scan.regex`.
 """
 
-from dataclasses import dataclass
 
 from sqlglot import exp
 
 from watchdog.scan import regex, sqlbuild
 from watchdog.scan.check_types.base import ColumnOptions, register
-from watchdog.scan.check_types.fields import option
+from watchdog.scan.check_types.fields import option, options_class
 from watchdog.scan.check_types.row_condition import RowConditionCheck
 
 
@@ -22,7 +21,7 @@ def _compiles(value: str) -> str:
     return value
 
 
-@dataclass(frozen=True, kw_only=True)
+@options_class
 class PatternOptions(ColumnOptions):
     regex: str = option(min_length=1, after=_compiles)
     #: False: the regex must not be found (failing = values in which it is)

@@ -6,19 +6,19 @@ numeric bounds on a TEXT column, is the same ``error`` on every database ("the t
 never a comparison each database would make its own way.
 """
 
-from dataclasses import dataclass
 from datetime import date, datetime
 
 from sqlglot import exp
 
 from watchdog.scan import sqlbuild
 from watchdog.scan.check_types.base import ColumnOptions, TypeMismatch, register, value_kind
+from watchdog.scan.check_types.fields import options_class
 from watchdog.scan.check_types.row_condition import RowConditionCheck
 
 Bound = int | float | str | date | datetime
 
 
-@dataclass(frozen=True, kw_only=True)
+@options_class
 class RangeOptions(ColumnOptions):
     min: Bound | None = None
     max: Bound | None = None

@@ -5,7 +5,6 @@ With neither bound given, the table must not be empty (min 1).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from sqlglot import exp
@@ -19,10 +18,10 @@ from watchdog.scan.check_types.base import (
     as_int,
     register,
 )
-from watchdog.scan.check_types.fields import option
+from watchdog.scan.check_types.fields import option, options_class
 
 
-@dataclass(frozen=True, kw_only=True)
+@options_class
 class RowCountOptions(CheckOptions):
     min: int | None = option(None, ge=0)
     max: int | None = option(None, ge=0)

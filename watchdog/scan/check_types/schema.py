@@ -8,11 +8,10 @@ so ``{id: integer, email: text}`` means the same on SQLite, PostgreSQL and Maria
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from watchdog.scan.check_types.base import Check, Columns, Measurement, Metric, Severity, register
-from watchdog.scan.check_types.fields import Options, option
+from watchdog.scan.check_types.fields import Options, option, options_class
 
 #: declared type name -> the generic types it accepts
 TYPE_NAMES: dict[str, frozenset[str]] = {}
@@ -51,7 +50,7 @@ def _known_types(value: dict[str, str | None]) -> dict[str, str | None]:
     return value
 
 
-@dataclass(frozen=True, kw_only=True)
+@options_class
 class SchemaOptions(Options):
     name: str | None = option(None, min_length=1)
     severity: Severity = "fail"
@@ -61,7 +60,7 @@ class SchemaOptions(Options):
     allow_extra: bool = False
 
 
-@dataclass(frozen=True, kw_only=True)
+@options_class
 class SchemaChangesOptions(Options):
     name: str | None = option(None, min_length=1)
     severity: Severity = "fail"

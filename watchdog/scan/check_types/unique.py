@@ -10,7 +10,6 @@ One GROUP BY statement per check.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from datetime import date, datetime, time
 from decimal import Decimal
 from typing import Any
@@ -29,12 +28,12 @@ from watchdog.scan.check_types.base import (
     as_int,
     register,
 )
-from watchdog.scan.check_types.fields import option
+from watchdog.scan.check_types.fields import option, options_class
 
 GROUP_ROWS = "wd_group_rows"
 
 
-@dataclass(frozen=True, kw_only=True)
+@options_class
 class UniqueOptions(RowCheckOptions):
     """``column: a``, ``column: [a, b]`` or ``columns: [a, b]`` (findings call a compound key ``columns``)."""
 
