@@ -32,18 +32,11 @@ class Problem:
         return f"Problem({self.loc!r}, {self.message!r})"
 
 
-class Bad(Exception):
-    """A value does not fit its type or constraint (``message`` without the "(got …)" suffix)."""
+#: a converter's answer when the value failed and its problems are recorded
+FAILED: Any = type("Failed", (), {"__repr__": lambda self: "FAILED"})()
 
-    def __init__(self, message: str):
-        self.message = message
-
-
-class Failed(Exception):
-    """A value failed and its problems are already recorded."""
-
-
-#: (value, loc, problems) -> the converted value; raises Bad, or records problems and raises Failed
+#: (value, loc, problems) -> the converted value; raises ValueError (the message, without the "(got …)"
+#: suffix) when the value itself does not fit, or records the problems within it and returns FAILED
 Converter = Callable[[Any, Loc, list[Problem]], Any]
 
 
@@ -52,12 +45,12 @@ def got(value: Any) -> str:
 
 
 def run(convert: Converter, value: Any, loc: Loc, problems: list[Problem]) -> Any:
-    """``convert(value)``; a bad value becomes a problem with the "(got …)" suffix (and raises Failed)."""
+    """``convert(value)``; a bad value becomes a problem with the "(got …)" suffix (and FAILED)."""
     try:
         return convert(value, loc, problems)
-    except Bad as exc:
-        problems.append(Problem(loc, exc.message + got(value)))
-        raise Failed from None
+    except ValueError as exc:
+        problems.append(Problem(loc, str(exc) + got(value)))
+        return FAILED
 
 
 class FieldType:
@@ -77,7 +70,7 @@ class FieldType:
 def _to_str(value: Any, loc: Loc, problems: list[Problem]) -> Any:
     if isinstance(value, str):
         return value
-    raise Bad("Input should be a valid string")
+    raise ValueError("Input should be a valid string")
 
 
 _INT_TEXT = re.compile(r"^\s*[+-]?\d+\s*$")
@@ -85,25 +78,25 @@ _INT_TEXT = re.compile(r"^\s*[+-]?\d+\s*$")
 
 def _to_int(value: Any, loc: Loc, problems: list[Problem]) -> Any:
     if isinstance(value, bool):
-        raise Bad("Input should be a valid integer")
+        raise ValueError("Input should be a valid integer")
     if isinstance(value, int):
         return value
     if isinstance(value, float):
         if value != value or value in (float("inf"), float("-inf")):
-            raise Bad("Input should be a finite number")
+            raise ValueError("Input should be a finite number")
         if not value.is_integer():
-            raise Bad("Input should be a valid integer, got a number with a fractional part")
+            raise ValueError("Input should be a valid integer, got a number with a fractional part")
         return int(value)
     if isinstance(value, str):
         if _INT_TEXT.match(value):
             return int(value)
-        raise Bad("Input should be a valid integer, unable to parse string as an integer")
-    raise Bad("Input should be a valid integer")
+        raise ValueError("Input should be a valid integer, unable to parse string as an integer")
+    raise ValueError("Input should be a valid integer")
 
 
 def _to_float(value: Any, loc: Loc, problems: list[Problem]) -> Any:
     if isinstance(value, bool):
-        raise Bad("Input should be a valid number")
+        raise ValueError("Input should be a valid number")
     if isinstance(value, (int, float)):
         return float(value)
     if isinstance(value, str):
@@ -112,8 +105,8 @@ def _to_float(value: Any, loc: Loc, problems: list[Problem]) -> Any:
                 return float(value)
         except ValueError:
             pass
-        raise Bad("Input should be a valid number, unable to parse string as a number")
-    raise Bad("Input should be a valid number")
+        raise ValueError("Input should be a valid number, unable to parse string as a number")
+    raise ValueError("Input should be a valid number")
 
 
 _TRUE = frozenset({"1", "on", "t", "true", "y", "yes"})
@@ -130,26 +123,26 @@ def _to_bool(value: Any, loc: Loc, problems: list[Problem]) -> Any:
         if word in _TRUE or word in _FALSE:
             return word in _TRUE
     if isinstance(value, (int, float, str)):
-        raise Bad("Input should be a valid boolean, unable to interpret input")
-    raise Bad("Input should be a valid boolean")
+        raise ValueError("Input should be a valid boolean, unable to interpret input")
+    raise ValueError("Input should be a valid boolean")
 
 
 def _to_date(value: Any, loc: Loc, problems: list[Problem]) -> Any:
     if isinstance(value, date) and not isinstance(value, datetime):
         return value
-    raise Bad("Input should be a valid date")
+    raise ValueError("Input should be a valid date")
 
 
 def _to_datetime(value: Any, loc: Loc, problems: list[Problem]) -> Any:
     if isinstance(value, datetime):
         return value
-    raise Bad("Input should be a valid datetime")
+    raise ValueError("Input should be a valid datetime")
 
 
 def _to_none(value: Any, loc: Loc, problems: list[Problem]) -> Any:
     if value is None:
         return None
-    raise Bad("Input should be None")
+    raise ValueError("Input should be None")
 
 
 _SCALARS: dict[Any, tuple[Converter, str]] = {
@@ -168,7 +161,7 @@ def _is_exactly(kind: type) -> Callable[[Any], bool]:
 
 # ---- compound types
 
-#: (class, value, loc, problems) -> a nested options instance (problems recorded, Failed raised)
+#: (class, value, loc, problems) -> a nested options instance, or FAILED with its problems recorded
 Nested = Callable[[type, Any, Loc, list[Problem]], Any]
 
 
@@ -200,7 +193,7 @@ def _literal(choices: tuple[Any, ...]) -> FieldType:
     def convert(value: Any, loc: Loc, problems: list[Problem]) -> Any:
         if exact(value):
             return value
-        raise Bad("Input should be " + words)
+        raise ValueError("Input should be " + words)
 
     return FieldType(convert, words, exact)
 
@@ -208,16 +201,9 @@ def _literal(choices: tuple[Any, ...]) -> FieldType:
 def _list(item: FieldType) -> FieldType:
     def convert(value: Any, loc: Loc, problems: list[Problem]) -> Any:
         if not isinstance(value, (list, tuple)):
-            raise Bad("Input should be a valid list")
-        out, failed = [], False
-        for i, element in enumerate(value):
-            try:
-                out.append(run(item.convert, element, loc + (i,), problems))
-            except Failed:
-                failed = True
-        if failed:
-            raise Failed
-        return out
+            raise ValueError("Input should be a valid list")
+        out = [run(item.convert, element, loc + (i,), problems) for i, element in enumerate(value)]
+        return FAILED if any(v is FAILED for v in out) else out
 
     return FieldType(convert, "list", lambda v: isinstance(v, (list, tuple)))
 
@@ -225,16 +211,10 @@ def _list(item: FieldType) -> FieldType:
 def _dict(key: FieldType, item: FieldType) -> FieldType:
     def convert(value: Any, loc: Loc, problems: list[Problem]) -> Any:
         if not isinstance(value, Mapping):
-            raise Bad("Input should be a valid dictionary")
-        out, failed = {}, False
-        for k, v in value.items():
-            try:
-                out[run(key.convert, k, loc + (k,), problems)] = run(item.convert, v, loc + (k,), problems)
-            except Failed:
-                failed = True
-        if failed:
-            raise Failed
-        return out
+            raise ValueError("Input should be a valid dictionary")
+        pairs = [(run(key.convert, k, loc + (k,), problems), run(item.convert, v, loc + (k,), problems))
+                 for k, v in value.items()]
+        return FAILED if any(k is FAILED or v is FAILED for k, v in pairs) else dict(pairs)
 
     return FieldType(convert, "dictionary", lambda v: isinstance(v, Mapping))
 
@@ -244,7 +224,7 @@ def _nested(cls: type, nested: Nested) -> FieldType:
         if isinstance(value, cls):
             return value
         if not isinstance(value, Mapping):
-            raise Bad("Input should be a valid dictionary")
+            raise ValueError("Input should be a valid dictionary")
         return nested(cls, value, loc, problems)
 
     return FieldType(convert, "dictionary", lambda v: isinstance(v, (Mapping, cls)))
@@ -265,9 +245,11 @@ def _union(members: list[FieldType]) -> FieldType:
                 return member.convert(value, loc, problems)
         for member in members:  # then the first member that takes it (lax mode)
             try:
-                return member.convert(value, loc, [])
-            except (Bad, Failed):
+                result = member.convert(value, loc, [])
+            except ValueError:
                 continue
-        raise Bad("Input should be a valid " + noun)
+            if result is not FAILED:
+                return result
+        raise ValueError("Input should be a valid " + noun)
 
     return FieldType(convert, noun, lambda v: (v is None and nullable) or any(m.exact(v) for m in members))

@@ -15,13 +15,13 @@ once, each with the path of its field, in pydantic's words (:class:`OptionsError
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import threading
 from collections.abc import Callable, Mapping
 from typing import Any, Self, TypeVar, dataclass_transform, get_type_hints
 
-from watchdog.scan.check_types.field_types import Bad, Failed, FieldType, Loc, Problem, compile_hint, got, run
+from watchdog.errors import ConfigError
+from watchdog.scan.check_types.field_types import FAILED, FieldType, Loc, Problem, compile_hint, got, run
 
 __all__ = ["Options", "OptionsError", "Problem", "option", "options_class"]
 
@@ -29,8 +29,8 @@ T = TypeVar("T")
 OptionsT = TypeVar("OptionsT", bound="Options")
 
 
-class OptionsError(ValueError):
-    """The options are invalid; ``problems`` lists every problem found."""
+class OptionsError(ConfigError):
+    """The options are invalid; ``problems`` lists every problem found (the suite reader names their lines)."""
 
     def __init__(self, problems: list[Problem]):
         super().__init__("; ".join(f"{'.'.join(map(str, p.loc)) or 'options'}: {p.message}" for p in problems))
@@ -108,15 +108,15 @@ def _constrain(value: Any, rules: _Rules) -> None:
     if rules.min_length is not None and len(value) < rules.min_length:
         n = rules.min_length
         if isinstance(value, str):
-            raise Bad(f"String should have at least {_plural(n, 'character')}")
+            raise ValueError(f"String should have at least {_plural(n, 'character')}")
         what = "List" if isinstance(value, list) else "Dictionary" if isinstance(value, dict) else "Value"
-        raise Bad(f"{what} should have at least {_plural(n, 'item')} after validation, not {len(value)}")
+        raise ValueError(f"{what} should have at least {_plural(n, 'item')} after validation, not {len(value)}")
     if rules.gt is not None and not value > rules.gt:
-        raise Bad(f"Input should be greater than {rules.gt}")
+        raise ValueError(f"Input should be greater than {rules.gt}")
     if rules.ge is not None and not value >= rules.ge:
-        raise Bad(f"Input should be greater than or equal to {rules.ge}")
+        raise ValueError(f"Input should be greater than or equal to {rules.ge}")
     if rules.le is not None and not value <= rules.le:
-        raise Bad(f"Input should be less than or equal to {rules.le}")
+        raise ValueError(f"Input should be less than or equal to {rules.le}")
 
 
 # ---- fields and classes
@@ -129,24 +129,27 @@ class _Field:
         self.name, self.required, self.type, self.rules = name, required, kind, rules
 
     def validate(self, value: Any, loc: Loc, problems: list[Problem]) -> Any:
+        """The converted value, or FAILED with its problems recorded (a hook's message has no "(got …)")."""
         if self.rules.before is not None:
             try:
                 value = self.rules.before(value)
             except ValueError as exc:
                 problems.append(Problem(loc, str(exc)))
-                raise Failed from None
+                return FAILED
         converted = run(self.type.convert, value, loc, problems)
+        if converted is FAILED:
+            return FAILED
         try:
             _constrain(converted, self.rules)
-        except Bad as exc:  # shown with the value as written (2, not 2.0)
-            problems.append(Problem(loc, exc.message + got(value)))
-            raise Failed from None
+        except ValueError as exc:  # shown with the value as written (2, not 2.0)
+            problems.append(Problem(loc, str(exc) + got(value)))
+            return FAILED
         if self.rules.after is not None and converted is not None:
             try:
                 converted = self.rules.after(converted)
             except ValueError as exc:
                 problems.append(Problem(loc, str(exc)))
-                raise Failed from None
+                return FAILED
         return converted
 
 
@@ -161,9 +164,7 @@ def _is_options(hint: Any) -> bool:
 def _nested(cls: type[Options], value: Any, loc: Loc, problems: list[Problem]) -> Any:
     before = len(problems)
     result = _parse(cls, value, loc, problems)
-    if len(problems) > before:
-        raise Failed
-    return result
+    return FAILED if len(problems) > before else result
 
 
 def _spec(cls: type[Options]) -> dict[str, _Field]:
@@ -194,8 +195,7 @@ def _parse(cls: type[OptionsT], data: Any, loc: Loc, problems: list[Problem]) ->
             if f.required:
                 problems.append(Problem(loc + (name,), f"missing required option {name!r}"))
             continue
-        with contextlib.suppress(Failed):  # its problems are recorded
-            values[name] = f.validate(data[name], loc + (name,), problems)
+        values[name] = f.validate(data[name], loc + (name,), problems)  # FAILED: its problems are recorded
     for key in data:
         if key not in spec:
             problems.append(Problem(loc + (key,), f"unknown option {key!r}"))
