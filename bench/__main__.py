@@ -18,8 +18,9 @@ from typing import Any
 from bench import report
 from bench.common import BENCH, GX_PYTHON, SODA_PYTHON, machine, peer_version
 
-PARTS = ("scan", "sparse", "verify", "llm", "scheduler", "spark")
-#: what runs without --only (spark starts a Spark Thrift server: asked for by name)
+PARTS = ("scan", "sparse", "verify", "llm", "scheduler", "spark", "startup")
+#: what runs without --only (spark starts a Spark Thrift server: asked for by name; startup, the start-up
+#: diagnostics alone, also runs as part of scan)
 DEFAULT_PARTS = ("scan", "sparse", "verify", "llm", "scheduler")
 
 
@@ -122,6 +123,12 @@ def main(argv: list[str] | None = None) -> int:
         result["diagnostics"] = {"startup": startup, "startup_ratios": diagnostics.startup_ratios(startup),
                                  "sqlite_regexp": diagnostics.sqlite_regexp(sqlite_file)
                                  if "sqlite" in args.backend_list and sqlite_file.is_file() else None}
+    if "startup" in args.parts and "scan" not in args.parts:
+        from bench import diagnostics
+
+        log(f"diagnostics: start-up, {args.reps} reps")
+        startup = diagnostics.startup(reps=args.reps, peers=not args.no_peers)
+        result["diagnostics"] = {"startup": startup, "startup_ratios": diagnostics.startup_ratios(startup)}
     if "sparse" in args.parts:
         from bench import datagen
         from bench.sparse import bench_sparse

@@ -1,4 +1,4 @@
-"""Reports rendered from findings (Jinja2 templates)."""
+"""Reports rendered from findings: Markdown in plain Python, HTML and e-mail from Jinja2 templates."""
 
 from watchdog.report.render import render_markdown
 

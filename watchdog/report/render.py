@@ -1,59 +1,123 @@
-"""Render the deterministic report from findings (Jinja2). Complete and correct by construction."""
+"""The deterministic Markdown report (``report.md``) built from findings. Complete and correct by construction.
+
+Plain Python rather than a template: every scan writes this report, and importing and running Jinja2 cost a
+scan of a small table more than the scan itself (README, Performance). Every value from the database or a
+suite goes through :mod:`watchdog.report.escape` (inert Markdown); the HTML report and the e-mails keep their
+Jinja2 templates (:mod:`watchdog.report.html`).
+"""
 
 from __future__ import annotations
 
-from functools import lru_cache
-
-from jinja2 import Environment, FileSystemBytecodeCache, PackageLoader, StrictUndefined
+from typing import Any
 
 from watchdog.findings import Finding, FindingsDoc
-from watchdog.report import escape, rules_view
+from watchdog.report import escape as esc
+from watchdog.report import rules_view
 from watchdog.trends import MARKS, counts
-
-
-@lru_cache(maxsize=1)
-def _environment() -> Environment:
-    env = Environment(
-        loader=PackageLoader("watchdog", "report/templates"),
-        autoescape=False,  # Markdown: values are escaped explicitly with the md filter
-        undefined=StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=True,
-        # compiled templates are kept (in a private per-user folder of the temporary directory, checked by
-        # Jinja2): compiling report.md.j2 again cost each scan more than the scan of a small table
-        bytecode_cache=_bytecode_cache(),
-    )
-    env.filters.update(md=escape.md_cell, code=escape.md_code, paragraph=escape.md_paragraph, number=escape.number,
-                       percent=escape.percent, duration=escape.duration, fence=escape.code_fence)
-    env.globals.update(measure=measure, anomaly_lines=rules_view.anomaly_lines, rule_lines=rules_view.rule_lines)
-    return env
-
-
-def _bytecode_cache() -> FileSystemBytecodeCache | None:
-    try:
-        return FileSystemBytecodeCache()
-    except RuntimeError:  # no private cache folder can be made: compile each time
-        return None
 
 
 def measure(f: Finding) -> str:
     """The figure of the table's last column: the rate for row checks, the observation otherwise."""
     if f.check == "row_count":
-        return f"{escape.number(f.observed)} rows"
+        return f"{esc.number(f.observed)} rows"
     if f.check == "freshness":
-        return "no rows" if f.observed is None else f"newest is {escape.duration(f.observed)} old"
-    return escape.percent(f.rate)
+        return "no rows" if f.observed is None else f"newest is {esc.duration(f.observed)} old"
+    return esc.percent(f.rate)
 
 
 def render_markdown(doc: FindingsDoc, *, banner: str | None = None, trends: dict[str, str] | None = None) -> str:
     """The Markdown report: summary, one table row per check (with its change since the previous run when
     ``trends`` is given), a section per failed/warned/errored check."""
+    s = doc.summary
+    out = ["# Data-quality report\n", "\n"]
+    if banner:
+        out += [f"> **{esc.md_cell(banner, 800)}**\n", "\n"]
+    out.append(f"**Result:** {s.failed} failed, {s.warned} warned, {s.passed} passed, {s.errors} errors "
+               f"({s.checks} checks).  \n")
+    out.append(f"**Database:** `{doc.database}` · **Started:** {doc.started_at} · "
+               f"**Duration:** {doc.duration_s:.2f} s\n")
+    changes = _changes_line(trends)
+    if trends is not None and not trends:
+        out.append("**Since the previous run:** there is no previous run to compare with (first run).\n")
+    elif changes:
+        out.append(f"**Since the previous run:** {changes}.\n")
+    if doc.error:
+        out += ["\n", f"**The scan could not complete:** {esc.md_cell(doc.error, 300)}\n"]
+    out.append("\n")
+    if trends:
+        out += ["| Check | Status | Change | Failing | Total | Rate / observed |\n", "|---|---|---|---|---|---|\n"]
+        out += [f"| {esc.md_code(f.name)} | {f.status.upper()} | {trends.get(f.name, 'new').upper()} | "
+                f"{esc.number(f.failing)} | {esc.number(f.total)} | {measure(f)} |\n" for f in doc.findings]
+    else:
+        out += ["| Check | Status | Failing | Total | Rate / observed |\n", "|---|---|---|---|---|\n"]
+        out += [f"| {esc.md_code(f.name)} | {f.status.upper()} | {esc.number(f.failing)} | {esc.number(f.total)} | "
+                f"{measure(f)} |\n" for f in doc.findings]
     problems = [f for f in doc.findings if f.status in ("fail", "warn")]
+    if problems:
+        out += ["\n", "## Failed and warned checks\n"]
+        for f in problems:
+            out += _problem(f)
     errors = [f for f in doc.findings if f.status == "error"]
-    return _environment().get_template("report.md.j2").render(doc=doc, problems=problems, errors=errors,
-                                                              banner=banner, trends=trends,
-                                                              changes=_changes_line(trends))
+    if errors:
+        out += ["\n", "## Checks that could not run\n"]
+        for f in errors:
+            out += ["\n", f"### {esc.md_code(f.name)} (ERROR)\n", "\n", f"{esc.md_paragraph(f.error, 1000)}\n"]
+    return "".join(out)
+
+
+def _problem(f: Finding) -> list[str]:
+    """The section of one failed or warned check."""
+    out = ["\n", f"### {esc.md_code(f.name)} ({f.status.upper()})\n", "\n"]
+    if f.description:
+        out += [f"{esc.md_paragraph(f.description, 500)}\n", "\n"]
+    params, details = f.params, f.details
+    if f.check == "row_count":
+        out.append(f"- {esc.number(f.observed)} rows{_expected_rows(params, details)}.\n")
+    elif f.check == "freshness":
+        if f.observed is None:
+            out.append(f"- No value at all in `{f.column}`.\n")
+        else:
+            allowed = f"; allowed: {esc.md_cell(params['max_age'])}" if "max_age" in params else ""
+            out.append(f"- The newest `{f.column}` is {esc.duration(f.observed)} old ({esc.number(f.observed)} s)"
+                       f"{allowed}.\n")
+    elif f.check in ("schema", "schema_changes"):
+        out.append(f"- Columns in question: {esc.number(f.failing)}.\n")
+    else:
+        of = f" of {esc.number(f.total)} ({esc.percent(f.rate)})" if f.total is not None else ""
+        out.append(f"- Failing rows: {esc.number(f.failing)}{of}.\n")
+        if "duplicate_values" in details:
+            out.append(f"- Distinct duplicated values: {esc.number(details['duplicate_values'])}; rows beyond the "
+                       f"first of each: {esc.number(details['excess_rows'])}.\n")
+    out += [f"- {esc.md_cell(line, 600)}\n" for line in rules_view.anomaly_lines(f) + rules_view.rule_lines(f)]
+    if "max_count" in params or "max_rate" in params:
+        tolerated = [f"up to {esc.number(params['max_count'])} rows"] if "max_count" in params else []
+        tolerated += [f"a rate up to {esc.percent(params['max_rate'])}"] if "max_rate" in params else []
+        out.append(f"- Tolerated: {', '.join(tolerated)}.\n")
+    if f.sample:
+        out += ["\n", f"Sample of failing rows ({len(f.sample)}):\n", "\n"]
+        out += _sample_table(f.sample)
+    if f.sql:
+        fence = esc.code_fence(f.sql)
+        out += ["\n", "Reproduce with:\n", "\n", f"{fence}sql\n", f"{f.sql}\n", f"{fence}\n"]
+    return out
+
+
+def _expected_rows(params: dict[str, Any], details: dict[str, Any]) -> str:
+    """``; expected at least N and at most M`` (nothing when only an anomaly judged the row count)."""
+    has_min, has_max = "min" in params, "max" in params
+    if "anomaly" in details and not (has_min or has_max):
+        return ""
+    bounds = [f"at least {esc.number(params['min'])}"] if has_min else []
+    bounds += [f"at most {esc.number(params['max'])}"] if has_max else []
+    return "; expected " + (" and ".join(bounds) if bounds else "at least 1")
+
+
+def _sample_table(sample: list[dict[str, Any]]) -> list[str]:
+    columns = list(sample[0].keys())
+    out = ["| " + "".join(f"{esc.md_cell(col)} | " for col in columns) + "\n",
+           "|" + "---|" * len(columns) + "\n"]
+    out += ["| " + "".join(f"{esc.md_cell(value)} | " for value in row.values()) + "\n" for row in sample]
+    return out
 
 
 def _changes_line(trends: dict[str, str] | None) -> str | None:
@@ -65,4 +129,8 @@ def _changes_line(trends: dict[str, str] | None) -> str | None:
 
 def render_changes_markdown(doc: FindingsDoc, trends: dict[str, str]) -> str:
     """A section listing what changed since the previous run (appended to a verified LLM report)."""
-    return _environment().get_template("changes.md.j2").render(doc=doc, trends=trends, changes=_changes_line(trends))
+    out = ["\n\n## Changes since the previous run\n", "\n", f"{_changes_line(trends)}.\n", "\n",
+           "| Check | Change | Status |\n", "|---|---|---|\n"]
+    out += [f"| {esc.md_code(f.name)} | {trends[f.name].upper()} | {f.status.upper()} |\n" for f in doc.findings
+            if trends.get(f.name, "unchanged") != "unchanged"]
+    return "".join(out)

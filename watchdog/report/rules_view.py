@@ -7,12 +7,13 @@ the HTML report and in e-mail.
 
 from __future__ import annotations
 
-from typing import Any
-
-from markupsafe import Markup
+from typing import TYPE_CHECKING, Any
 
 from watchdog.findings import Finding
 from watchdog.report import escape as esc
+
+if TYPE_CHECKING:  # imported where the HTML chart is drawn: report.md (every scan) needs no markupsafe
+    from markupsafe import Markup
 
 SVG_W, SVG_H, PAD = 360, 90, 6
 
@@ -95,6 +96,8 @@ def _number(value: Any) -> float | None:
 
 def sparkline(f: Finding) -> Markup:
     """The anomaly's series as an inline SVG: the values, the expected band, judged points marked."""
+    from markupsafe import Markup
+
     a = f.details.get("anomaly")
     if not isinstance(a, dict):
         return Markup("")

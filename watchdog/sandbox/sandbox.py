@@ -89,6 +89,7 @@ class Sandbox:
         self.max_bytes = int(max_bytes)
         self.dialect = sqlglot_dialect(backend)
         self.policy = policy or ReadOnlyPolicy(self.dialect)
+        given_session = session is not None
         if session is None and sqlite_file is not None:
             from watchdog.sandbox.sqlite_session import SQLiteSession
 
@@ -118,6 +119,8 @@ class Sandbox:
                 if missing is None:
                     raise
                 raise DatabaseUnavailable(missing) from None
+        #: what :meth:`sibling` needs to open the same database again (None: a session was given)
+        self._reopen = None if given_session else (url, files)
         self._session = session
         self._listeners: list[Callable[[str], None]] = []
         self._lock = threading.Lock()
@@ -180,6 +183,33 @@ class Sandbox:
                     found = column_types(self._session, list(table))
                 cache[key] = found
         return dict(cache[key])
+
+    def can_open_sibling(self) -> bool:
+        """Whether :meth:`sibling` can open a second sandbox whose statement :meth:`interrupt` can stop."""
+        return self._reopen is not None and hasattr(self._session, "interrupt")
+
+    def sibling(self) -> Sandbox | None:
+        """A second sandbox on the same database with the same limits, policy and listeners (a scan runs
+        slow statements on it meanwhile); None when this one was given its session or cannot open another."""
+        if self._reopen is None:
+            return None
+        url, files = self._reopen
+        try:
+            box = Sandbox(url, timeout_s=self.timeout_s, max_rows=self.max_rows, max_bytes=self.max_bytes,
+                          policy=self.policy, files=files)
+        except DatabaseUnavailable:
+            return None
+        box._listeners = self._listeners
+        return box
+
+    def interrupt(self) -> None:
+        """Stop the statement running now, from another thread (Ctrl-C while a scan uses a sibling):
+        the SQLite worker is killed and the statement fails; other sessions are closed."""
+        stop = getattr(self._session, "interrupt", None)
+        if stop is not None:
+            stop()
+        else:
+            self.close()
 
     def close(self) -> None:
         self._session.close()

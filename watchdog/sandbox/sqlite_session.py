@@ -90,6 +90,12 @@ class SQLiteSession:
         with self._lock:
             self._stop_worker()
 
+    def interrupt(self) -> None:
+        """Kill the worker now, without waiting for the running statement (which then fails)."""
+        worker = self._worker
+        if worker is not None:
+            worker.stop()
+
 
 _LATE = object()  # the worker did not answer in time
 #: a worker started ahead of need by :func:`prestart` (at most one), taken by the next session that needs one

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import re
+import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -31,6 +32,7 @@ from watchdog.sandbox import Sandbox
 from watchdog.scan import anomalies
 from watchdog.scan.check_types import Aggregate, Check, Columns, Measurement, Metric, Standalone
 from watchdog.scan.check_types.base import SampleSpec
+from watchdog.scan.parallel import DEFAULT_PARALLEL, run_statements
 from watchdog.scan.planner import Statement, batch_statements, plan
 from watchdog.scan.samples import table_sample
 from watchdog.scan.sqlbuild import BINARY_COLLATION, split_name
@@ -48,13 +50,23 @@ class _Measured:
     extras: dict[Metric, tuple[list[str], list[tuple[Any, ...]]]] = field(default_factory=dict)
     unavailable: str | None = None
 
+    def merge(self, other: _Measured) -> None:
+        """Add what one statement measured (statements may run on several sandboxes at once)."""
+        self.values.update(other.values)
+        self.failures.update(other.failures)
+        self.extras.update(other.extras)
+        if other.unavailable and not self.unavailable:
+            self.unavailable = other.unavailable
+
 
 def scan(sandbox: Sandbox, checks: list[Check], *, sample: int = DEFAULT_SAMPLE, suites: list[str] | None = None,
-         on_progress: Progress | None = None, history: Mapping[str, list[dict[str, Any]]] | None = None) -> FindingsDoc:
+         on_progress: Progress | None = None, history: Mapping[str, list[dict[str, Any]]] | None = None,
+         parallel: int = DEFAULT_PARALLEL) -> FindingsDoc:
     """Run ``checks`` and return the findings document (never raises for a check's own failure).
 
     ``history``: each check's findings in earlier runs of the audit (oldest first), for ``anomaly:``
-    and ``schema_changes``. Ctrl-C keeps what finished: :class:`Interrupted` carries the findings, the
+    and ``schema_changes``. ``parallel``: sandboxes the statements may use at once when they are slow
+    (:mod:`watchdog.scan.parallel`). Ctrl-C keeps what finished: :class:`Interrupted` carries the findings, the
     checks that did not run marked so."""
     for check in checks:
         check.past = list((history or {}).get(check.name, []))
@@ -63,21 +75,7 @@ def scan(sandbox: Sandbox, checks: list[Check], *, sample: int = DEFAULT_SAMPLE,
     checks = with_column_types(sandbox, checks)
     the_plan = plan(checks, sandbox.dialect, sample=sample)
     measured = _Measured()
-    steps = len(the_plan.statements)
-    interrupted = False
-    try:
-        for i, statement in enumerate(the_plan.statements):
-            if on_progress:
-                on_progress(i, steps, statement.table or "custom query")
-            _run_statement(sandbox, statement, measured)
-        if on_progress:
-            on_progress(steps, steps, "samples")
-    except KeyboardInterrupt:  # keep what finished; the rest is marked not run
-        interrupted = True
-        for statement in the_plan.statements:
-            for metric in statement.metrics:
-                if metric not in measured.values:
-                    measured.failures.setdefault(metric, NOT_RUN)
+    interrupted = _run_plan(sandbox, the_plan.statements, measured, on_progress, parallel)
     measured_findings = [_finding(sandbox, check, the_plan.needs.get(check.name), the_plan.errors.get(check.name),
                                   measured) for check in checks]
     findings = [finding for finding, _ in measured_findings]
@@ -101,6 +99,37 @@ def scan(sandbox: Sandbox, checks: list[Check], *, sample: int = DEFAULT_SAMPLE,
         doc.error = f"interrupted (Ctrl-C): {not_run} of {len(findings)} checks did not run"
         raise Interrupted(doc)
     return doc
+
+
+def _run_plan(sandbox: Sandbox, statements: list[Statement], measured: _Measured, on_progress: Progress | None,
+              parallel: int) -> bool:
+    """Run the plan's statements into ``measured``; True when Ctrl-C stopped them (what did not finish is
+    then marked not run)."""
+    steps = len(statements)
+    stopping = threading.Event()
+
+    def run_one(box: Sandbox, statement: Statement) -> None:
+        own = _Measured(unavailable=measured.unavailable)
+        _run_statement(box, statement, own)
+        if stopping.is_set():  # a helper's statement stopped by Ctrl-C: marked not run below
+            own.failures = {}
+        measured.merge(own)
+
+    def started(i: int, statement: Statement) -> None:
+        if on_progress:
+            on_progress(i, steps, statement.table or "custom query")
+
+    try:
+        run_statements(sandbox, statements, run_one, parallel=parallel, on_start=started, stop=stopping)
+        if on_progress:
+            on_progress(steps, steps, "samples")
+    except KeyboardInterrupt:  # keep what finished; the rest is marked not run
+        for statement in statements:
+            for metric in statement.metrics:
+                if metric not in measured.values:
+                    measured.failures.setdefault(metric, NOT_RUN)
+        return True
+    return False
 
 
 def with_column_types(sandbox: Sandbox, checks: list[Check]) -> list[Check]:
