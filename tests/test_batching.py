@@ -267,7 +267,8 @@ def test_no_statement_selects_rows_to_count_them(database, tmp_path, sample):
     with Sandbox(database.url) as sandbox:
         # the scanner plans checks with their columns' types (read from the catalogue first)
         planned = [s.sql for s in plan(with_column_types(sandbox, checks), sandbox.dialect, sample=sample).statements]
-    assert sent[:len(planned)] == planned  # every planned statement once
+    # every planned statement once (on SQLite, joins and GROUP BYs start before the batches: see scan/parallel.py)
+    assert sorted(sent[:len(planned)]) == sorted(planned)
     counting = [parse(sql, dialect) for sql in planned]
     # each returns one row, or (with samples) carries its count in a window and returns up to `sample` rows
     assert all(is_aggregate_read(tree) or (carries_count(tree) and int(tree.args["limit"].expression.name) == sample)

@@ -96,8 +96,12 @@ def test_ctrl_c_stops_the_helpers_statement_too(tmp_path):
         conn.executemany("INSERT INTO people VALUES (?, ?)", [(1, "a@x.io"), (2, None)])
     slow = ("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 400000000) "
             "SELECT count(*) - count(*) FROM n")
-    suite = tmp_path / "suite.yaml"  # the quick batch, then two queries of a minute each: the second on a helper
-    suite.write_text(f"tables:\n  people:\n    - not_null: email\ncustom_sql:\n  - name: slow_a\n    sql: \"{slow}\"\n"
+    # joins and custom queries start before the tables' batches: the quick query, then two queries of a minute
+    # each (the second on a helper); the batch of people waits behind them
+    suite = tmp_path / "suite.yaml"
+    suite.write_text(f"tables:\n  people:\n    - not_null: email\ncustom_sql:\n"
+                     f"  - name: quick\n    sql: SELECT count(*) FROM people WHERE email IS NULL\n"
+                     f"  - name: slow_a\n    sql: \"{slow}\"\n"
                      f"  - name: slow_b\n    sql: \"{slow} WHERE 1 = 1\"\n", encoding="utf-8")
     out = tmp_path / "out"
     proc = subprocess.Popen([sys.executable, "-m", "watchdog", "scan", "--db", f"sqlite:///{db}", "--checks",
@@ -116,8 +120,8 @@ def test_ctrl_c_stops_the_helpers_statement_too(tmp_path):
     assert proc.returncode == 130, err
     doc = json.loads((out / "findings.json").read_text())
     by_name = {f["name"]: f for f in doc["findings"]}
-    assert by_name["people.email.not_null"]["failing"] == 1
-    for name in ("slow_a", "slow_b"):
+    assert by_name["quick"]["status"] == "fail" and by_name["quick"]["failing"] == 1
+    for name in ("slow_a", "slow_b", "people.email.not_null"):
         assert by_name[name]["status"] == "error" and by_name[name]["error"].startswith("not run"), by_name[name]
     deadline = time.monotonic() + 5
     while any(_alive(pid) for pid in workers) and time.monotonic() < deadline:

@@ -35,12 +35,23 @@ S = TypeVar("S")
 
 def run_statements(sandbox: Sandbox, statements: Sequence[S], run_one: Callable[[Sandbox, S], None], *,
                    parallel: int = DEFAULT_PARALLEL,
-                   on_start: Callable[[int, S], None] | None = None, stop: threading.Event | None = None) -> None:
+                   on_start: Callable[[int, S], None] | None = None, stop: threading.Event | None = None,
+                   heavy: Callable[[S], bool] | None = None) -> None:
     """``run_one(box, statement)`` for every statement, on ``sandbox`` and, when statements are slow, on up
     to ``parallel - 1`` helper sandboxes. ``on_start(i, statement)`` is called as the i-th statement starts.
+    Where helpers may be opened, the statements ``heavy`` picks (joins, GROUP BYs) are started first, so the
+    longest one does not start last while the other sandbox has nothing left to do.
     KeyboardInterrupt sets ``stop`` (so ``run_one`` can tell a statement that failed because it was stopped),
     stops the helpers' statements, then propagates."""
+    if heavy is not None and helpers_allowed(sandbox, parallel):
+        statements = [s for s in statements if heavy(s)] + [s for s in statements if not heavy(s)]
     Pool(sandbox, statements, run_one, parallel, on_start, stop).run()
+
+
+def helpers_allowed(sandbox: Sandbox, parallel: int) -> int:
+    """How many helper sandboxes a scan on ``sandbox`` may open."""
+    possible = getattr(sandbox, "dialect", "") in PARALLEL_DIALECTS and sandbox.can_open_sibling()
+    return max(1, parallel) - 1 if possible else 0
 
 
 class Pool(Generic[S]):
@@ -55,8 +66,7 @@ class Pool(Generic[S]):
         self.started = 0
         self.lock = threading.Lock()
         self.stop = stop or threading.Event()
-        helpers_possible = getattr(sandbox, "dialect", "") in PARALLEL_DIALECTS and sandbox.can_open_sibling()
-        self.allowed = max(1, parallel) - 1 if helpers_possible else 0
+        self.allowed = helpers_allowed(sandbox, parallel)
         self.helpers: list[threading.Thread] = []
         self.boxes: list[Sandbox] = []
         self.error: BaseException | None = None  # a helper's unexpected error, raised in the caller's thread

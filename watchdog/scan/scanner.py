@@ -120,7 +120,8 @@ def _run_plan(sandbox: Sandbox, statements: list[Statement], measured: _Measured
             on_progress(i, steps, statement.table or "custom query")
 
     try:
-        run_statements(sandbox, statements, run_one, parallel=parallel, on_start=started, stop=stopping)
+        run_statements(sandbox, statements, run_one, parallel=parallel, on_start=started, stop=stopping,
+                       heavy=lambda statement: not statement.is_batch)
         if on_progress:
             on_progress(steps, steps, "samples")
     except KeyboardInterrupt:  # keep what finished; the rest is marked not run
