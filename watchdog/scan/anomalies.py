@@ -151,13 +151,14 @@ def plan_buckets(check: Check, spec: AnomalyOptions, dialect: str, now: datetime
     key = _bucket_key(ts.copy(), bucket, dialect)
     window = cast(exp.Expr, exp.and_(
         exp.GTE(this=_bound(ts.copy(), dialect), expression=_stamp(first, dialect)),
-        exp.LT(this=_bound(ts.copy(), dialect), expression=_stamp(current, dialect))))
-    query = (exp.select(exp.alias_(key, "wd_bucket"),
-                        *[exp.alias_(a, f"wd_a{i}") for i, a in enumerate(_aggregates(check, dialect))])
-             .from_(sqlbuild.table(check.table or ""))
-             .where(sqlbuild.and_all(window, check.filter(dialect)))
-             .group_by(key.copy()))
-    sql = query.sql(dialect=dialect)
+        exp.LT(this=_bound(ts, dialect), expression=_stamp(current, dialect)), copy=False))
+    query = (exp.select(exp.alias_(key.copy(), "wd_bucket", copy=False),
+                        *[exp.alias_(a, f"wd_a{i}", copy=False) for i, a in enumerate(_aggregates(check, dialect))],
+                        copy=False)  # fresh nodes: built in place (see unique._groups)
+             .from_(sqlbuild.table(check.table or ""), copy=False)
+             .where(sqlbuild.and_all(window, check.filter(dialect)), copy=False)
+             .group_by(key, copy=False))
+    sql = query.sql(dialect=dialect, copy=False)
     return BucketPlan(Standalone(sql, sql, rows=len(starts) + 2), starts, size, spec.detection)
 
 

@@ -91,12 +91,13 @@ def batch_statements(table: str, where: str | None, aggregates: list[Aggregate],
         chunks[-1].append(metric)
         size += cost
     statements = []
-    for chunk in chunks:
-        columns = [exp.alias_(_for_dialect(m.expression.copy(), dialect), f"m{i}") for i, m in enumerate(chunk)]
-        query = exp.select(*columns).from_(sqlbuild.table(table))
+    for chunk in chunks:  # the metrics' expressions are shared: copied once; the rest is fresh (copy=False)
+        columns = [exp.alias_(_for_dialect(m.expression.copy(), dialect), f"m{i}", copy=False)
+                   for i, m in enumerate(chunk)]
+        query = exp.select(*columns, copy=False).from_(sqlbuild.table(table), copy=False)
         if condition is not None:
-            query = query.where(condition.copy())
-        statements.append(Statement(query.sql(dialect=dialect), list(chunk), table, where))
+            query = query.where(condition if len(chunks) == 1 else condition.copy(), copy=False)
+        statements.append(Statement(query.sql(dialect=dialect, copy=False), list(chunk), table, where))
     return statements
 
 

@@ -87,7 +87,7 @@ def search(value: exp.Expr, pattern: str, dialect: str) -> exp.Expr:
     for sentinel, ere in snowflake_regexes(pattern):
         subject = exp.Concat(expressions=[text.copy(), exp.Literal.string(SENTINEL)]) if sentinel else text.copy()
         calls.append(exp.RegexpLike(this=subject, expression=exp.Literal.string(ere), flag=exp.Literal.string("cs")))
-    return calls[0] if len(calls) == 1 else exp.Paren(this=exp.or_(*calls))
+    return calls[0] if len(calls) == 1 else exp.Paren(this=exp.or_(*calls, copy=False))
 
 
 def _anchored(node: Node) -> bool:

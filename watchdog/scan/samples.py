@@ -61,7 +61,7 @@ def table_sample(table: str, conditions: list[tuple[exp.Expression, int | None]]
     if sparse:
         budget = sum(conditions[j][1] or 0 for j in sparse)
         flags = [_flag(conditions[j][0], j) if j in sparse else _constant(0, j) for j in range(len(conditions))]
-        either: exp.Expr = exp.or_(*[exp.Paren(this=conditions[j][0].copy()) for j in sparse])
+        either: exp.Expr = exp.or_(*[exp.Paren(this=conditions[j][0].copy()) for j in sparse], copy=False)
         branches.append(_select(table, flags, either, budget))
         max_rows += budget
     for j in dense:
@@ -71,22 +71,25 @@ def table_sample(table: str, conditions: list[tuple[exp.Expression, int | None]]
     if len(branches) == 1:
         query: exp.Expression = branches[0]
     else:
-        wrapped = [exp.select("*").from_(b.subquery(f"wd_branch{i}")) for i, b in enumerate(branches)]
+        wrapped = [exp.select("*", copy=False).from_(b.subquery(f"wd_branch{i}", copy=False), copy=False)
+                   for i, b in enumerate(branches)]
         query = wrapped[0]
         for more in wrapped[1:]:
-            query = exp.union(query, more, distinct=False)
-    return TableSample(query.sql(dialect=dialect), max_rows, len(conditions))
+            query = exp.union(query, more, distinct=False, copy=False)
+    return TableSample(query.sql(dialect=dialect, copy=False), max_rows, len(conditions))
 
 
 def _select(table: str, flags: list[exp.Expr], where: exp.Expr, limit: int) -> exp.Select:
     star = exp.Column(this=exp.Star(), table=sqlbuild.ident("src"))
-    return exp.select(star, *flags).from_(sqlbuild.table(table, alias="src")).where(where).limit(limit)
+    # the conditions were copied (they are the callers'); the rest is fresh: built in place
+    return (exp.select(star, *flags, copy=False).from_(sqlbuild.table(table, alias="src"), copy=False)
+            .where(where, copy=False).limit(limit, copy=False))
 
 
 def _flag(condition: exp.Expression, j: int) -> exp.Expr:
     case = exp.Case(ifs=[exp.If(this=condition.copy(), true=exp.Literal.number(1))], default=exp.Literal.number(0))
-    return exp.alias_(case, FLAG.format(j))
+    return exp.alias_(case, FLAG.format(j), copy=False)
 
 
 def _constant(value: int, j: int) -> exp.Expr:
-    return exp.alias_(exp.Literal.number(value), FLAG.format(j))
+    return exp.alias_(exp.Literal.number(value), FLAG.format(j), copy=False)

@@ -300,7 +300,7 @@ def _add_sample(sandbox: Sandbox, check: Check, finding: Finding, sample: int) -
     if query is None:
         return
     try:
-        result = sandbox.query(query.sql(dialect=sandbox.dialect), max_rows=sample)
+        result = sandbox.query(query.sql(dialect=sandbox.dialect, copy=False), max_rows=sample)  # a fresh tree
     except SandboxError as exc:
         finding.details["sample_error"] = redact(exc)
         return

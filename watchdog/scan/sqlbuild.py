@@ -184,11 +184,13 @@ def and_all(*conds: exp.Expr | None) -> exp.Expr | None: ...
 
 
 def and_all(*conds: exp.Expr | None) -> exp.Expr | None:
-    """The conjunction of the conditions given (None ones skipped); None when there are none."""
+    """The conjunction of the conditions given (None ones skipped); None when there are none.
+
+    The conditions become part of the result as they are (not copied): pass fresh nodes."""
     present = [c for c in conds if c is not None]
     if not present:
         return None
-    return exp.and_(*present) if len(present) > 1 else present[0]
+    return exp.and_(*present, copy=False) if len(present) > 1 else present[0]
 
 
 def render(node: exp.Expr, dialect: str) -> str:

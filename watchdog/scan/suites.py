@@ -12,12 +12,11 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import ValidationError
-from pydantic_core import ErrorDetails
 
 from watchdog.errors import ConfigError
 from watchdog.scan.anomalies import suite_problems
 from watchdog.scan.check_types import Check, check_types
+from watchdog.scan.check_types.fields import OptionsError
 from watchdog.scan.sqlbuild import split_name
 from watchdog.yaml_lines import DuplicateKeyError, YamlLines, load_with_lines
 
@@ -210,13 +209,12 @@ class _SuiteReader:
               origin: dict[str, tuple[Any, ...]]) -> Check | None:
         cls = self.types[kind]
         try:
-            parsed = cls.Options.model_validate(options)
-        except ValidationError as exc:
-            for err in exc.errors():
-                loc = err.get("loc") or ()
-                field_name = str(loc[0]) if loc else ""
+            parsed = cls.Options.parse(options)
+        except OptionsError as exc:
+            for found in exc.problems:
+                field_name = str(found.loc[0]) if found.loc else ""
                 where = origin.get(field_name, at + ((field_name,) if field_name else ()))
-                self.problem(where + tuple(loc[1:]), _pydantic_message(err, field_name))
+                self.problem(where + found.loc[1:], found.message)
             return None
         params = {k: v for k, v in options.items() if k not in NOT_PARAMS}
         check = cls(table, parsed, params, source=str(self.path))
@@ -225,18 +223,6 @@ class _SuiteReader:
         for message in problems:
             self.problem(origin.get("anomaly", at), message)
         return None if problems else check
-
-
-def _pydantic_message(err: ErrorDetails, field_name: str) -> str:
-    kind = err.get("type", "")
-    if kind == "extra_forbidden":
-        return f"unknown option {field_name!r}"
-    if kind == "missing":
-        return f"missing required option {field_name!r}"
-    message = str(err.get("msg", "invalid value")).removeprefix("Value error, ")
-    if "input" in err and kind not in ("value_error",):
-        message += f" (got {err['input']!r:.80})"
-    return message
 
 
 def _dotted(path: tuple[Any, ...]) -> str:

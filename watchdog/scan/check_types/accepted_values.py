@@ -15,16 +15,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import Field
 from sqlglot import exp
 
 from watchdog.scan import sqlbuild
 from watchdog.scan.check_types.base import ColumnOptions, TypeMismatch, register, value_kind
+from watchdog.scan.check_types.fields import option, options_class
 from watchdog.scan.check_types.row_condition import RowConditionCheck
 
 
+@options_class
 class AcceptedValuesOptions(ColumnOptions):
-    values: list[str | int | float | bool] = Field(min_length=1)
+    values: list[str | int | float | bool] = option(min_length=1)
 
 
 #: column kind -> value kind -> how the value is compared (None: refused)
@@ -71,5 +72,5 @@ class AcceptedValues(RowConditionCheck):
         compared = sqlbuild.exact(col.copy(), dialect, kind) if text else col.copy()
         return exp.and_(
             exp.Not(this=exp.Is(this=col, expression=exp.Null())),
-            exp.Not(this=exp.In(this=compared, expressions=allowed)),
+            exp.Not(this=exp.In(this=compared, expressions=allowed)), copy=False,
         )

@@ -13,38 +13,39 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
 from sqlglot import exp
 
 from watchdog.errors import WatchdogError
 from watchdog.scan import sqlbuild
 from watchdog.scan.check_types.anomaly_options import AnomalyOptions
+from watchdog.scan.check_types.fields import Options, option, options_class
 
 Severity = Literal["fail", "warn"]
 
 
-class CheckOptions(BaseModel):
+@options_class
+class CheckOptions(Options):
     """Options every check takes."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)  # built on first use
-
-    name: str | None = Field(default=None, min_length=1)
+    name: str | None = option(None, min_length=1)
     severity: Severity = "fail"
-    where: str | None = Field(default=None, min_length=1)
+    where: str | None = option(None, min_length=1)
     description: str | None = None
     #: judge the check's figure against its history (see scan/anomalies.py)
     anomaly: AnomalyOptions | None = None
 
 
+@options_class
 class RowCheckOptions(CheckOptions):
     """Row-level checks also take thresholds: failing rows tolerated, as a count or a rate."""
 
-    max_count: int | None = Field(default=None, ge=0)
-    max_rate: float | None = Field(default=None, ge=0, le=1)
+    max_count: int | None = option(None, ge=0)
+    max_rate: float | None = option(None, ge=0, le=1)
 
 
+@options_class
 class ColumnOptions(RowCheckOptions):
-    column: str = Field(min_length=1)
+    column: str = option(min_length=1)
 
 
 @dataclass(frozen=True)
@@ -138,7 +139,7 @@ class Check:
     """A configured check on one table (or a custom query)."""
 
     kind: ClassVar[str]
-    Options: ClassVar[type[BaseModel]] = CheckOptions
+    Options: ClassVar[type[Options]] = CheckOptions
     #: the option a short form (``- not_null: email``) sets; None when there is no short form
     short_form: ClassVar[str | None] = "column"
     #: thresholds max_count / max_rate make sense (row-level checks)
@@ -198,8 +199,8 @@ class Check:
 
     def finding_sql(self, dialect: str) -> str | None:
         """The runnable SQL recorded in the finding: it selects the failing rows."""
-        query = self.failing_rows(dialect)
-        return query.sql(dialect=dialect) if query is not None else None
+        query = self.failing_rows(dialect)  # a fresh tree: rendered without a copy
+        return query.sql(dialect=dialect, copy=False) if query is not None else None
 
     # ---- to implement
     def metrics(self, dialect: str) -> list[Metric]:
@@ -209,7 +210,8 @@ class Check:
         raise NotImplementedError
 
     def failing_rows(self, dialect: str) -> exp.Expr | None:
-        """A SELECT of the failing rows (for samples and the findings' ``sql``), or None."""
+        """A SELECT of the failing rows (for samples and the findings' ``sql``), or None; a fresh tree
+        at every call (callers render and extend it without copying)."""
         return None
 
     def sample_spec(self, dialect: str, m: Measurement, extra: tuple[list[str], list[tuple[Any, ...]]] | None,
@@ -223,7 +225,7 @@ class Check:
     def sample_query(self, dialect: str, rows: int) -> exp.Expr | None:
         """A cheap SELECT of a few failing rows (default: the failing rows, limited)."""
         query = self.failing_rows(dialect)
-        return query.limit(rows) if isinstance(query, exp.Select) else None
+        return query.limit(rows, copy=False) if isinstance(query, exp.Select) else None
 
     def breached(self, m: Measurement) -> bool:
         if m.failing is None:

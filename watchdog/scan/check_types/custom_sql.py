@@ -16,7 +16,6 @@ from decimal import Decimal
 from typing import Any
 
 import sqlglot
-from pydantic import BaseModel, ConfigDict, Field, model_validator
 from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 
@@ -31,22 +30,21 @@ from watchdog.scan.check_types.base import (
     as_int,
     register,
 )
+from watchdog.scan.check_types.fields import Options, option, options_class
 
 
-class CustomSqlOptions(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)  # built on first use
-
-    name: str = Field(min_length=1)
-    sql: str | None = Field(default=None, min_length=1)
-    failing_rows_sql: str | None = Field(default=None, min_length=1)
+@options_class
+class CustomSqlOptions(Options):
+    name: str = option(min_length=1)
+    sql: str | None = option(None, min_length=1)
+    failing_rows_sql: str | None = option(None, min_length=1)
     severity: Severity = "fail"
-    max_count: int | None = Field(default=None, ge=0)
+    max_count: int | None = option(None, ge=0)
     min: float | None = None
     max: float | None = None
     description: str | None = None
 
-    @model_validator(mode="after")
-    def _one_query(self) -> CustomSqlOptions:
+    def __post_init__(self) -> None:
         if self.sql is None and self.failing_rows_sql is None:
             raise ValueError("missing required option 'sql' (a query returning the failing count) or "
                              "'failing_rows_sql' (a query returning the failing rows)")
@@ -60,7 +58,6 @@ class CustomSqlOptions(BaseModel):
                              "measurement), not both")
         if self.min is not None and self.max is not None and self.min > self.max:
             raise ValueError(f"min ({self.min:g}) is greater than max ({self.max:g})")
-        return self
 
 
 def _clean(sql: str) -> str:
@@ -94,8 +91,9 @@ class CustomSql(Check):
         return query
 
     def _count(self, dialect: str) -> Standalone:
-        query = exp.select(sqlbuild.count_star()).from_(self._rows_query(dialect).subquery("wd_failing"))
-        sql = query.sql(dialect=dialect)
+        query = exp.select(sqlbuild.count_star(), copy=False).from_(
+            self._rows_query(dialect).subquery("wd_failing", copy=False), copy=False)  # a fresh parse: no copies
+        sql = query.sql(dialect=dialect, copy=False)
         return Standalone(sql, sql)
 
     def metrics(self, dialect: str) -> list[Metric]:
@@ -137,4 +135,5 @@ class CustomSql(Check):
     def sample_query(self, dialect: str, rows: int) -> exp.Expr | None:
         if not self.options.failing_rows_sql:
             return None
-        return exp.select("*").from_(self._rows_query(dialect).subquery("wd_failing")).limit(rows)
+        return (exp.select("*", copy=False).from_(self._rows_query(dialect).subquery("wd_failing", copy=False),
+                                                  copy=False).limit(rows, copy=False))

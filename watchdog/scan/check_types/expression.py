@@ -10,16 +10,17 @@ through the sandbox like every other.
 
 from typing import Literal
 
-from pydantic import Field
 from sqlglot import exp
 
 from watchdog.scan import sqlbuild
 from watchdog.scan.check_types.base import RowCheckOptions, register
+from watchdog.scan.check_types.fields import option, options_class
 from watchdog.scan.check_types.row_condition import RowConditionCheck
 
 
+@options_class
 class ExpressionOptions(RowCheckOptions):
-    condition: str = Field(min_length=1)
+    condition: str = option(min_length=1)
     nulls: Literal["pass", "fail"] = "pass"
 
 

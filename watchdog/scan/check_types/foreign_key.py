@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import Field, field_validator
 from sqlglot import exp
 
 from watchdog.scan import sqlbuild
@@ -18,20 +17,22 @@ from watchdog.scan.check_types.base import (
     as_int,
     register,
 )
+from watchdog.scan.check_types.fields import option, options_class
 
 CHILD, PARENT = "wd_child", "wd_parent"
 
 
-class ForeignKeyOptions(ColumnOptions):
-    references: str = Field(description="table.column (or schema.table.column)")
+def _table_dot_column(value: str) -> str:
+    parts = sqlbuild.split_name(value, max_parts=4)
+    if len(parts) < 2:
+        raise ValueError(f"expected table.column (e.g. companies.id), got {value!r}")
+    return value
 
-    @field_validator("references")
-    @classmethod
-    def _table_dot_column(cls, value: str) -> str:
-        parts = sqlbuild.split_name(value, max_parts=4)
-        if len(parts) < 2:
-            raise ValueError(f"expected table.column (e.g. companies.id), got {value!r}")
-        return value
+
+@options_class
+class ForeignKeyOptions(ColumnOptions):
+    #: table.column (or schema.table.column)
+    references: str = option(after=_table_dot_column)
 
 
 @register
@@ -52,19 +53,19 @@ class ForeignKey(Check):
             # collation ('A' would reuse the answer for 'a'): an uncorrelated NOT IN over non-NULL parents.
             # Numeric keys have no collation: they keep the NOT EXISTS, which can use the parent's index.
             parents = (
-                exp.select(sqlbuild.exact(parent_col.copy(), dialect))
-                .from_(sqlbuild.table(ref_table, alias=PARENT))
-                .where(exp.Not(this=exp.Is(this=parent_col.copy(), expression=exp.Null())))
+                exp.select(sqlbuild.exact(parent_col.copy(), dialect), copy=False)
+                .from_(sqlbuild.table(ref_table, alias=PARENT), copy=False)
+                .where(exp.Not(this=exp.Is(this=parent_col, expression=exp.Null())), copy=False)
             )
             orphan: exp.Expr = exp.Not(this=exp.In(this=sqlbuild.exact(child_col.copy(), dialect),
-                                                         query=parents.subquery()))
+                                                         query=parents.subquery(copy=False)))
         else:  # exact() leaves the columns as they are except where a collation must be made binary
             kind = self.column_kind(self.column)[0]
             parent = (
-                exp.select(exp.Literal.number(1))
-                .from_(sqlbuild.table(ref_table, alias=PARENT))
+                exp.select(exp.Literal.number(1), copy=False)
+                .from_(sqlbuild.table(ref_table, alias=PARENT), copy=False)
                 .where(exp.EQ(this=sqlbuild.exact(parent_col, dialect, kind),
-                              expression=sqlbuild.exact(child_col.copy(), dialect, kind)))
+                              expression=sqlbuild.exact(child_col.copy(), dialect, kind)), copy=False)
             )
             orphan = exp.Not(this=exp.Exists(this=parent))
         where = sqlbuild.and_all(exp.Not(this=exp.Is(this=child_col, expression=exp.Null())), self.filter(dialect),
@@ -73,17 +74,20 @@ class ForeignKey(Check):
         return where
 
     def _orphans_query(self, dialect: str) -> Standalone:
-        query = exp.select(sqlbuild.count_star()).from_(sqlbuild.table(self.table or "", alias=CHILD))
-        sql = query.where(self._orphans_where(dialect)).sql(dialect=dialect)
+        query = exp.select(sqlbuild.count_star(), copy=False).from_(sqlbuild.table(self.table or "", alias=CHILD),
+                                                                     copy=False)
+        sql = query.where(self._orphans_where(dialect), copy=False).sql(dialect=dialect, copy=False)
         return Standalone(sql, sql, sampled=lambda rows: self._orphans_with_rows(dialect, rows))
 
     def _orphans_with_rows(self, dialect: str, rows: int) -> str:
         """The orphan count (a window over the anti-join's result, on every row) and the first ``rows``
         orphan rows: the sample comes from the anti-join itself."""
         star = exp.Column(this=exp.Star(), table=sqlbuild.ident(CHILD))
-        query = (exp.select(exp.alias_(exp.Window(this=sqlbuild.count_star()), "wd_orphans"), star)
-                 .from_(sqlbuild.table(self.table or "", alias=CHILD)).where(self._orphans_where(dialect)).limit(rows))
-        return query.sql(dialect=dialect)
+        query = (exp.select(exp.alias_(exp.Window(this=sqlbuild.count_star()), "wd_orphans", copy=False), star,
+                            copy=False)
+                 .from_(sqlbuild.table(self.table or "", alias=CHILD), copy=False)
+                 .where(self._orphans_where(dialect), copy=False).limit(rows, copy=False))
+        return query.sql(dialect=dialect, copy=False)
 
     def sample_spec(self, dialect: str, m: Measurement, extra: tuple[list[str], list[tuple[Any, ...]]] | None,
                     rows: int) -> SampleSpec | None:
@@ -101,4 +105,5 @@ class ForeignKey(Check):
 
     def failing_rows(self, dialect: str) -> exp.Expr:
         star = exp.Column(this=exp.Star(), table=sqlbuild.ident(CHILD))
-        return exp.select(star).from_(sqlbuild.table(self.table or "", alias=CHILD)).where(self._orphans_where(dialect))
+        return (exp.select(star, copy=False).from_(sqlbuild.table(self.table or "", alias=CHILD), copy=False)
+                .where(self._orphans_where(dialect), copy=False))

@@ -10,7 +10,6 @@ import re
 from datetime import UTC, date, datetime
 from typing import Any
 
-from pydantic import Field, field_validator, model_validator
 from sqlglot import exp
 
 from watchdog.errors import QueryError
@@ -24,6 +23,7 @@ from watchdog.scan.check_types.base import (
     as_int,
     register,
 )
+from watchdog.scan.check_types.fields import option, options_class
 
 DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhd])\s*$")
 UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
@@ -53,23 +53,21 @@ def to_utc(value: Any) -> datetime:
     raise QueryError(f"cannot read {str(value)[:60]!r} as a timestamp")
 
 
+def _is_duration(value: Any) -> str | None:
+    if value is None:
+        return None
+    parse_duration(str(value))
+    return str(value)
+
+
+@options_class
 class FreshnessOptions(CheckOptions):
-    column: str = Field(min_length=1)
-    max_age: str | None = None  # required unless ``anomaly`` judges the age instead
+    column: str = option(min_length=1)
+    max_age: str | None = option(None, before=_is_duration)  # required unless ``anomaly`` judges the age instead
 
-    @field_validator("max_age", mode="before")
-    @classmethod
-    def _is_duration(cls, value: Any) -> str | None:
-        if value is None:
-            return None
-        parse_duration(str(value))
-        return str(value)
-
-    @model_validator(mode="after")
-    def _judged(self) -> FreshnessOptions:
+    def __post_init__(self) -> None:
         if self.max_age is None and self.anomaly is None:
             raise ValueError("missing required option 'max_age' (or `anomaly:` to learn the usual age)")
-        return self
 
 
 @register
@@ -101,5 +99,6 @@ class Freshness(Check):
 
     def finding_sql(self, dialect: str) -> str:
         col = sqlbuild.column(self.column or "")
-        query = exp.select(exp.alias_(exp.Max(this=col), "newest")).from_(sqlbuild.table(self.table or ""))
-        return query.where(self.filter(dialect)).sql(dialect=dialect)
+        query = (exp.select(exp.alias_(exp.Max(this=col), "newest", copy=False), copy=False)
+                 .from_(sqlbuild.table(self.table or ""), copy=False))
+        return query.where(self.filter(dialect), copy=False).sql(dialect=dialect, copy=False)

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from typing import Any, Literal, cast
 
-from pydantic import Field, field_validator
 from sqlglot import exp
 
 from watchdog.scan import sqlbuild
@@ -32,19 +31,20 @@ from watchdog.scan.check_types.base import (
     as_int,
     register,
 )
+from watchdog.scan.check_types.fields import option, options_class
 
 MAJORITY = "wd_majority_value"
 
 
-class FunctionalDependencyOptions(RowCheckOptions):
-    determinant: list[str] = Field(min_length=1)
-    dependent: str = Field(min_length=1)
-    dependent_nulls: Literal["skip", "value"] = "skip"
+def _listed(value: Any) -> Any:
+    return [value] if isinstance(value, str) else value
 
-    @field_validator("determinant", mode="before")
-    @classmethod
-    def _listed(cls, value: Any) -> Any:
-        return [value] if isinstance(value, str) else value
+
+@options_class
+class FunctionalDependencyOptions(RowCheckOptions):
+    determinant: list[str] = option(min_length=1, before=_listed)
+    dependent: str = option(min_length=1)
+    dependent_nulls: Literal["skip", "value"] = "skip"
 
 
 def _one(text: str) -> exp.Expr:
@@ -107,16 +107,18 @@ class FunctionalDependency(Check):
 
         pairs = (
             exp.select(
-                *[exp.alias_(k.copy(), n) for k, n in zip(keys, names, strict=False)],
-                exp.alias_(value.copy(), "wd_v"),
-                exp.alias_(exp.Min(this=sqlbuild.column(self.dependent)), "wd_shown"),
-                exp.alias_(sqlbuild.count_star(), "wd_n"),
-                exp.alias_(exp.Window(this=exp.Max(this=sqlbuild.count_star()), partition_by=part()), "wd_top"),
-                exp.alias_(exp.Window(this=sqlbuild.count_star(), partition_by=part()), "wd_values"),
+                *[exp.alias_(k.copy(), n, copy=False) for k, n in zip(keys, names, strict=False)],
+                exp.alias_(value.copy(), "wd_v", copy=False),
+                exp.alias_(exp.Min(this=sqlbuild.column(self.dependent)), "wd_shown", copy=False),
+                exp.alias_(sqlbuild.count_star(), "wd_n", copy=False),
+                exp.alias_(exp.Window(this=exp.Max(this=sqlbuild.count_star()), partition_by=part()), "wd_top",
+                           copy=False),
+                exp.alias_(exp.Window(this=sqlbuild.count_star(), partition_by=part()), "wd_values", copy=False),
+                copy=False,
             )
-            .from_(sqlbuild.table(self.table or ""))
-            .where(self._scope(dialect))
-            .group_by(*part(), value.copy())
+            .from_(sqlbuild.table(self.table or ""), copy=False)
+            .where(self._scope(dialect), copy=False)
+            .group_by(*part(), value.copy(), copy=False)
         )
         key_cols = [exp.column(n) for n in names]
         top = exp.EQ(this=exp.column("wd_n"), expression=exp.column("wd_top"))
@@ -126,27 +128,30 @@ class FunctionalDependency(Check):
                           order=exp.Order(expressions=[exp.Ordered(this=exp.column("wd_n"), desc=True)]))
         return (
             exp.select(*[c.copy() for c in key_cols], exp.column("wd_v"), exp.column("wd_shown"), exp.column("wd_n"),
-                       exp.column("wd_top"), exp.alias_(winners, "wd_winners"), exp.alias_(rank, "wd_rank"))
-            .from_(pairs.subquery("wd_pairs"))
-            .where(exp.GT(this=exp.column("wd_values"), expression=_one("1")))
+                       exp.column("wd_top"), exp.alias_(winners, "wd_winners", copy=False),
+                       exp.alias_(rank, "wd_rank", copy=False), copy=False)
+            .from_(pairs.subquery("wd_pairs", copy=False), copy=False)
+            .where(exp.GT(this=exp.column("wd_values"), expression=_one("1")), copy=False)
         )
 
     def _decided(self) -> exp.Expr:
         """This (group, value) row holds the group's single most common value."""
         return cast(exp.Expr, exp.and_(exp.EQ(this=exp.column("wd_n"), expression=exp.column("wd_top")),
-                        exp.EQ(this=exp.column("wd_winners"), expression=_one("1"))))
+                        exp.EQ(this=exp.column("wd_winners"), expression=_one("1")), copy=False))
 
     def _summary(self, dialect: str) -> Standalone:
         failing = exp.Sum(this=_case(self._decided(), _one("0"), exp.column("wd_n")))
         first = exp.EQ(this=exp.column("wd_rank"), expression=_one("1"))
-        tied = cast(exp.Expr, exp.and_(first.copy(), exp.GT(this=exp.column("wd_winners"), expression=_one("1"))))
+        tied = cast(exp.Expr, exp.and_(first.copy(), exp.GT(this=exp.column("wd_winners"), expression=_one("1")),
+                                       copy=False))
         query = exp.select(
-            exp.alias_(failing, "failing_rows"),
-            exp.alias_(exp.Sum(this=_case(first, _one("1"), _one("0"))), "groups_in_conflict"),
-            exp.alias_(exp.Sum(this=exp.column("wd_n")), "rows_in_conflict"),
-            exp.alias_(exp.Sum(this=_case(tied, _one("1"), _one("0"))), "tied_groups"),
-        ).from_(self._ranked(dialect).subquery("wd_ranked"))
-        sql = query.sql(dialect=dialect)
+            exp.alias_(failing, "failing_rows", copy=False),
+            exp.alias_(exp.Sum(this=_case(first, _one("1"), _one("0"))), "groups_in_conflict", copy=False),
+            exp.alias_(exp.Sum(this=exp.column("wd_n")), "rows_in_conflict", copy=False),
+            exp.alias_(exp.Sum(this=_case(tied, _one("1"), _one("0"))), "tied_groups", copy=False),
+            copy=False,
+        ).from_(self._ranked(dialect).subquery("wd_ranked", copy=False), copy=False)
+        sql = query.sql(dialect=dialect, copy=False)
         return Standalone(sql, sql)
 
     def metrics(self, dialect: str) -> list[Metric]:
@@ -164,12 +169,13 @@ class FunctionalDependency(Check):
         majority = (
             exp.select(
                 *[exp.column(n) for n in names],
-                exp.alias_(exp.Max(this=_case(decided.copy(), exp.column("wd_shown"))), "wd_majority"),
-                exp.alias_(exp.Max(this=_case(decided.copy(), exp.column("wd_v"))), "wd_majority_key"),
-                exp.alias_(exp.Max(this=_case(decided.copy(), _one("1"), _one("0"))), "wd_decided"),
+                exp.alias_(exp.Max(this=_case(decided.copy(), exp.column("wd_shown"))), "wd_majority", copy=False),
+                exp.alias_(exp.Max(this=_case(decided.copy(), exp.column("wd_v"))), "wd_majority_key", copy=False),
+                exp.alias_(exp.Max(this=_case(decided.copy(), _one("1"), _one("0"))), "wd_decided", copy=False),
+                copy=False,
             )
-            .from_(self._ranked(dialect).subquery("wd_ranked"))
-            .group_by(*[exp.column(n) for n in names])
+            .from_(self._ranked(dialect).subquery("wd_ranked", copy=False), copy=False)
+            .group_by(*[exp.column(n) for n in names], copy=False)
         )
         on = sqlbuild.and_all(*[
             exp.EQ(this=self.exact_column(c, dialect, "src"), expression=sqlbuild.column(n, "m"))
@@ -177,12 +183,13 @@ class FunctionalDependency(Check):
         same = exp.NullSafeEQ(this=self.exact_column(self.dependent, dialect, "src"),
                               expression=sqlbuild.column("wd_majority_key", "m"))
         wrong = exp.or_(exp.EQ(this=sqlbuild.column("wd_decided", "m"), expression=_one("0")),
-                        exp.Not(this=exp.Paren(this=same)))
+                        exp.Not(this=exp.Paren(this=same)), copy=False)
         return (
             exp.select(exp.Column(this=exp.Star(), table=sqlbuild.ident("src")),
-                       exp.alias_(sqlbuild.column("wd_majority", "m"), MAJORITY))
-            .from_(sqlbuild.table(self.table or "", alias="src"))
-            .join(majority.subquery("m"), on=on)
-            .where(sqlbuild.and_all(self._scope(dialect, "src"), exp.Paren(this=wrong)))
-            .order_by(*[sqlbuild.column(c, "src") for c in self.determinant], sqlbuild.column(self.dependent, "src"))
+                       exp.alias_(sqlbuild.column("wd_majority", "m"), MAJORITY, copy=False), copy=False)
+            .from_(sqlbuild.table(self.table or "", alias="src"), copy=False)
+            .join(majority.subquery("m", copy=False), on=on, copy=False)
+            .where(sqlbuild.and_all(self._scope(dialect, "src"), exp.Paren(this=wrong)), copy=False)
+            .order_by(*[sqlbuild.column(c, "src") for c in self.determinant], sqlbuild.column(self.dependent, "src"),
+                      copy=False)
         )

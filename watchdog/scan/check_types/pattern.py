@@ -4,27 +4,28 @@ With ``match: false`` the regex must NOT be found: failing rows are non-null val
 The regex dialect, and how it is written for each database, is :mod:`watchdog.scan.regex`.
 """
 
-from pydantic import Field, field_validator
+
 from sqlglot import exp
 
 from watchdog.scan import regex, sqlbuild
 from watchdog.scan.check_types.base import ColumnOptions, register
+from watchdog.scan.check_types.fields import option, options_class
 from watchdog.scan.check_types.row_condition import RowConditionCheck
 
 
+def _compiles(value: str) -> str:
+    try:
+        regex.parse(value)
+    except regex.RegexError as exc:
+        raise ValueError(f"regex {value!r} is not a valid regular expression on every database: {exc}") from None
+    return value
+
+
+@options_class
 class PatternOptions(ColumnOptions):
-    regex: str = Field(min_length=1)
+    regex: str = option(min_length=1, after=_compiles)
     #: False: the regex must not be found (failing = values in which it is)
     match: bool = True
-
-    @field_validator("regex")
-    @classmethod
-    def _compiles(cls, value: str) -> str:
-        try:
-            regex.parse(value)
-        except regex.RegexError as exc:
-            raise ValueError(f"regex {value!r} is not a valid regular expression on every database: {exc}") from None
-        return value
 
 
 @register
@@ -37,4 +38,4 @@ class Pattern(RowConditionCheck):
         col = sqlbuild.column(self.column or "")
         matches = sqlbuild.regex_search(col, self.options.regex, dialect)
         bad = exp.Paren(this=matches) if not self.options.match else exp.Not(this=exp.Paren(this=matches))
-        return exp.and_(exp.Not(this=exp.Is(this=col.copy(), expression=exp.Null())), bad)
+        return exp.and_(exp.Not(this=exp.Is(this=col.copy(), expression=exp.Null())), bad, copy=False)

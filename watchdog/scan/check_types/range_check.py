@@ -8,27 +8,26 @@ never a comparison each database would make its own way.
 
 from datetime import date, datetime
 
-from pydantic import model_validator
 from sqlglot import exp
 
 from watchdog.scan import sqlbuild
 from watchdog.scan.check_types.base import ColumnOptions, TypeMismatch, register, value_kind
+from watchdog.scan.check_types.fields import options_class
 from watchdog.scan.check_types.row_condition import RowConditionCheck
 
 Bound = int | float | str | date | datetime
 
 
+@options_class
 class RangeOptions(ColumnOptions):
     min: Bound | None = None
     max: Bound | None = None
 
-    @model_validator(mode="after")
-    def _a_bound(self) -> "RangeOptions":
+    def __post_init__(self) -> None:
         if self.min is None and self.max is None:
             raise ValueError("give min, max or both")
         if self.min is not None and self.max is not None and _out_of_order(self.min, self.max):
             raise ValueError(f"min ({self.min}) is greater than max ({self.max})")
-        return self
 
 
 def _out_of_order(low: Bound, high: Bound) -> bool:
@@ -86,8 +85,8 @@ class Range(RowConditionCheck):
             outside.append(exp.LT(this=col.copy(), expression=_bound(self.options.min, column, dialect)))
         if self.options.max is not None:
             outside.append(exp.GT(this=col.copy(), expression=_bound(self.options.max, column, dialect)))
-        either = exp.Paren(this=exp.or_(*outside)) if len(outside) > 1 else outside[0]
-        return exp.and_(exp.Not(this=exp.Is(this=col.copy(), expression=exp.Null())), either)
+        either = exp.Paren(this=exp.or_(*outside, copy=False)) if len(outside) > 1 else outside[0]
+        return exp.and_(exp.Not(this=exp.Is(this=col, expression=exp.Null())), either, copy=False)
 
 
 def _advice(kind: str) -> str:

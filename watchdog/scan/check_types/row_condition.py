@@ -29,7 +29,7 @@ class RowConditionCheck(Check):
 
     def failing_rows(self, dialect: str) -> exp.Expr:
         where = sqlbuild.and_all(self.condition(dialect), self.filter(dialect))
-        return exp.select("*").from_(sqlbuild.table(self.table or "")).where(where)
+        return exp.select("*", copy=False).from_(sqlbuild.table(self.table or ""), copy=False).where(where, copy=False)
 
     def sample_spec(self, dialect: str, m: Measurement, extra: tuple[list[str], list[tuple[Any, ...]]] | None,
                     rows: int) -> SampleSpec:

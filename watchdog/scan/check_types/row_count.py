@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import Field, model_validator
 from sqlglot import exp
 
 from watchdog.scan import sqlbuild
@@ -19,17 +18,17 @@ from watchdog.scan.check_types.base import (
     as_int,
     register,
 )
+from watchdog.scan.check_types.fields import option, options_class
 
 
+@options_class
 class RowCountOptions(CheckOptions):
-    min: int | None = Field(default=None, ge=0)
-    max: int | None = Field(default=None, ge=0)
+    min: int | None = option(None, ge=0)
+    max: int | None = option(None, ge=0)
 
-    @model_validator(mode="after")
-    def _ordered(self) -> RowCountOptions:
+    def __post_init__(self) -> None:
         if self.min is not None and self.max is not None and self.min > self.max:
             raise ValueError(f"min ({self.min}) is greater than max ({self.max})")
-        return self
 
 
 @register
@@ -55,5 +54,6 @@ class RowCount(Check):
         return (low is not None and observed < low) or (high is not None and observed > high)
 
     def finding_sql(self, dialect: str) -> str:
-        query = exp.select(sqlbuild.count_star()).from_(sqlbuild.table(self.table or "")).where(self.filter(dialect))
-        return query.sql(dialect=dialect)
+        query = (exp.select(sqlbuild.count_star(), copy=False).from_(sqlbuild.table(self.table or ""), copy=False)
+                 .where(self.filter(dialect), copy=False))
+        return query.sql(dialect=dialect, copy=False)

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
-
 from watchdog.scan.check_types.base import Check, Columns, Measurement, Metric, Severity, register
+from watchdog.scan.check_types.fields import Options, option, options_class
 
 #: declared type name -> the generic types it accepts
 TYPE_NAMES: dict[str, frozenset[str]] = {}
@@ -43,30 +42,27 @@ def accepts(declared: str, column: dict[str, str]) -> bool:
     return "boolean" in allowed and column["type"].upper().replace(" ", "") in ("TINYINT(1)", "TINYINT")
 
 
-class SchemaOptions(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)  # built on first use
+def _known_types(value: dict[str, str | None]) -> dict[str, str | None]:
+    for column, declared in value.items():
+        if declared is not None and declared.lower() != "any" and declared.lower() not in TYPE_NAMES:
+            raise ValueError(f"column {column!r}: unknown type {declared!r}; known: any, "
+                             + ", ".join(sorted(TYPE_NAMES)))
+    return value
 
-    name: str | None = Field(default=None, min_length=1)
+
+@options_class
+class SchemaOptions(Options):
+    name: str | None = option(None, min_length=1)
     severity: Severity = "fail"
     description: str | None = None
     #: column -> declared type (None or "any": the column must exist, any type)
-    columns: dict[str, str | None] = Field(min_length=1)
+    columns: dict[str, str | None] = option(min_length=1, after=_known_types)
     allow_extra: bool = False
 
-    @field_validator("columns")
-    @classmethod
-    def _known_types(cls, value: dict[str, str | None]) -> dict[str, str | None]:
-        for column, declared in value.items():
-            if declared is not None and declared.lower() != "any" and declared.lower() not in TYPE_NAMES:
-                raise ValueError(f"column {column!r}: unknown type {declared!r}; known: any, "
-                                 + ", ".join(sorted(TYPE_NAMES)))
-        return value
 
-
-class SchemaChangesOptions(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)  # built on first use
-
-    name: str | None = Field(default=None, min_length=1)
+@options_class
+class SchemaChangesOptions(Options):
+    name: str | None = option(None, min_length=1)
     severity: Severity = "fail"
     description: str | None = None
 

@@ -15,7 +15,6 @@ from decimal import Decimal
 from typing import Any
 from uuid import UUID
 
-from pydantic import Field, model_validator
 from sqlglot import exp
 
 from watchdog.scan import sqlbuild
@@ -29,25 +28,25 @@ from watchdog.scan.check_types.base import (
     as_int,
     register,
 )
+from watchdog.scan.check_types.fields import option, options_class
 
 GROUP_ROWS = "wd_group_rows"
 
 
+@options_class
 class UniqueOptions(RowCheckOptions):
     """``column: a``, ``column: [a, b]`` or ``columns: [a, b]`` (findings call a compound key ``columns``)."""
 
-    column: str | list[str] | None = Field(default=None, min_length=1)
-    columns: list[str] | None = Field(default=None, min_length=1)
+    column: str | list[str] | None = option(None, min_length=1)
+    columns: list[str] | None = option(None, min_length=1)
 
-    @model_validator(mode="after")
-    def _one_key(self) -> UniqueOptions:
+    def __post_init__(self) -> None:
         if (self.column is None) == (self.columns is None):
             raise ValueError("give the key as `column:` (one column or a list) or `columns:` (a list), not "
                              + ("both" if self.column is not None else "neither"))
         for name in self.key:
             if not name:
                 raise ValueError("a key column name is empty")
-        return self
 
     @property
     def key(self) -> list[str]:
@@ -78,30 +77,33 @@ class Unique(Check):
 
     def _not_all_null(self) -> exp.Expr:
         nulls = [exp.Is(this=sqlbuild.column(c), expression=exp.Null()) for c in self.key_columns]
-        return exp.Not(this=exp.Paren(this=exp.and_(*nulls)) if len(nulls) > 1 else nulls[0])
+        return exp.Not(this=exp.Paren(this=exp.and_(*nulls, copy=False)) if len(nulls) > 1 else nulls[0])
 
     def _keys(self, dialect: str) -> list[exp.Expr]:
         """The grouping keys, compared exactly (values differing only in case are distinct everywhere)."""
         return [self.exact_column(c, dialect) for c in self.key_columns]
 
     def _groups(self, dialect: str, *, with_keys: bool = False) -> exp.Select:
-        """One row per duplicated key: its size ``n`` (and the key itself as k0, k1, ... ``with_keys``)."""
+        """One row per duplicated key: its size ``n`` (and the key itself as k0, k1, ... ``with_keys``).
+
+        Every node here is fresh, so the builders are told not to copy (``copy=False``): by default each
+        step deep-copies the whole query built so far, which was most of a small scan's sqlglot time."""
         keys = self._keys(dialect)
-        named = [exp.alias_(k.copy(), f"k{i}") for i, k in enumerate(keys)] if with_keys else []
+        named = [exp.alias_(k.copy(), f"k{i}", copy=False) for i, k in enumerate(keys)] if with_keys else []
         return (
-            exp.select(*named, exp.alias_(sqlbuild.count_star(), "n", quoted=False))
-            .from_(sqlbuild.table(self.table or ""))
-            .where(sqlbuild.and_all(self._not_all_null(), self.filter(dialect)))
-            .group_by(*keys)
-            .having(exp.GT(this=sqlbuild.count_star(), expression=exp.Literal.number(1)))
+            exp.select(*named, exp.alias_(sqlbuild.count_star(), "n", quoted=False, copy=False), copy=False)
+            .from_(sqlbuild.table(self.table or ""), copy=False)
+            .where(sqlbuild.and_all(self._not_all_null(), self.filter(dialect)), copy=False)
+            .group_by(*keys, copy=False)
+            .having(exp.GT(this=sqlbuild.count_star(), expression=exp.Literal.number(1)), copy=False)
         )
 
     def _groups_query(self, dialect: str) -> Standalone:
         outer = exp.select(
-            exp.alias_(sqlbuild.count_star(), "duplicate_values"),
-            exp.alias_(exp.Sum(this=exp.column("n")), "failing_rows"),
-        ).from_(self._groups(dialect).subquery("dup_groups"))
-        sql = outer.sql(dialect=dialect)
+            exp.alias_(sqlbuild.count_star(), "duplicate_values", copy=False),
+            exp.alias_(exp.Sum(this=exp.column("n")), "failing_rows", copy=False), copy=False,
+        ).from_(self._groups(dialect).subquery("dup_groups", copy=False), copy=False)
+        sql = outer.sql(dialect=dialect, copy=False)
         return Standalone(sql, sql, sampled=lambda rows: self._groups_with_keys(dialect, rows), width=2)
 
     def _groups_with_keys(self, dialect: str, rows: int) -> str:
@@ -110,15 +112,15 @@ class Unique(Check):
         names = [f"k{i}" for i in range(len(self.key_columns))]
         outer = (
             exp.select(
-                exp.alias_(exp.Window(this=sqlbuild.count_star()), "duplicate_values"),
-                exp.alias_(exp.Window(this=exp.Sum(this=exp.column("n"))), "failing_rows"),
-                *[exp.column(n) for n in names], exp.column("n"),
+                exp.alias_(exp.Window(this=sqlbuild.count_star()), "duplicate_values", copy=False),
+                exp.alias_(exp.Window(this=exp.Sum(this=exp.column("n"))), "failing_rows", copy=False),
+                *[exp.column(n) for n in names], exp.column("n"), copy=False,
             )
-            .from_(self._groups(dialect, with_keys=True).subquery("dup_groups"))
-            .order_by(*[exp.column(n) for n in names])
-            .limit(rows)
+            .from_(self._groups(dialect, with_keys=True).subquery("dup_groups", copy=False), copy=False)
+            .order_by(*[exp.column(n) for n in names], copy=False)
+            .limit(rows, copy=False)
         )
-        return outer.sql(dialect=dialect)
+        return outer.sql(dialect=dialect, copy=False)
 
     def sample_spec(self, dialect: str, m: Measurement, extra: tuple[list[str], list[tuple[Any, ...]]] | None,
                     rows: int) -> SampleSpec | None:
@@ -144,8 +146,8 @@ class Unique(Check):
                 if literal is None:
                     return None  # a value we cannot write back as a literal: sample_query instead
                 parts.append(exp.EQ(this=self.exact_column(name, dialect), expression=literal))
-            alternatives.append(exp.Paren(this=exp.and_(*parts)) if len(parts) > 1 else parts[0])
-        either = exp.Paren(this=exp.or_(*alternatives)) if len(alternatives) > 1 else alternatives[0]
+            alternatives.append(exp.Paren(this=exp.and_(*parts, copy=False)) if len(parts) > 1 else parts[0])
+        either = exp.Paren(this=exp.or_(*alternatives, copy=False)) if len(alternatives) > 1 else alternatives[0]
         return SampleSpec(condition=sqlbuild.and_all(either, self._not_all_null(), self.filter(dialect)),
                           expected=expected)
 
@@ -167,40 +169,40 @@ class Unique(Check):
         keys = self._keys(dialect)
         names = [f"k{i}" for i in range(len(keys))]
         groups = (
-            exp.select(*[exp.alias_(k, n) for k, n in zip(keys, names, strict=True)])
-            .from_(sqlbuild.table(self.table or ""))
-            .where(sqlbuild.and_all(self._not_all_null(), self.filter(dialect)))
-            .group_by(*[k.copy() for k in keys])
-            .having(exp.GT(this=sqlbuild.count_star(), expression=exp.Literal.number(1)))
-            .order_by(*[exp.column(n) for n in names])
-            .limit(rows)
+            exp.select(*[exp.alias_(k, n, copy=False) for k, n in zip(keys, names, strict=True)], copy=False)
+            .from_(sqlbuild.table(self.table or ""), copy=False)
+            .where(sqlbuild.and_all(self._not_all_null(), self.filter(dialect)), copy=False)
+            .group_by(*[k.copy() for k in keys], copy=False)
+            .having(exp.GT(this=sqlbuild.count_star(), expression=exp.Literal.number(1)), copy=False)
+            .order_by(*[exp.column(n) for n in names], copy=False)
+            .limit(rows, copy=False)
         )
         compare = exp.EQ if len(keys) == 1 else exp.NullSafeEQ  # compound keys may hold a NULL
         on = sqlbuild.and_all(*[
             compare(this=self.exact_column(c, dialect, "src"), expression=sqlbuild.column(n, "dup"))
             for c, n in zip(self.key_columns, names, strict=True)])
         return (
-            exp.select(exp.Column(this=exp.Star(), table=sqlbuild.ident("src")))
-            .from_(sqlbuild.table(self.table or "", alias="src"))
-            .join(groups.subquery("dup"), on=on)
-            .where(self.filter(dialect))
-            .order_by(*[sqlbuild.column(c, "src") for c in self.key_columns])
-            .limit(rows)
+            exp.select(exp.Column(this=exp.Star(), table=sqlbuild.ident("src")), copy=False)
+            .from_(sqlbuild.table(self.table or "", alias="src"), copy=False)
+            .join(groups.subquery("dup", copy=False), on=on, copy=False)
+            .where(self.filter(dialect), copy=False)
+            .order_by(*[sqlbuild.column(c, "src") for c in self.key_columns], copy=False)
+            .limit(rows, copy=False)
         )
 
     def failing_rows(self, dialect: str) -> exp.Expr:
-        keys = self._keys(dialect)
-        window = exp.Window(this=sqlbuild.count_star(), partition_by=[k.copy() for k in keys])
+        window = exp.Window(this=sqlbuild.count_star(), partition_by=self._keys(dialect))
         ranked = (
-            exp.select(exp.Column(this=exp.Star(), table=sqlbuild.ident("src")), exp.alias_(window, GROUP_ROWS))
-            .from_(sqlbuild.table(self.table or "", alias="src"))
-            .where(sqlbuild.and_all(self._not_all_null(), self.filter(dialect)))
+            exp.select(exp.Column(this=exp.Star(), table=sqlbuild.ident("src")),
+                       exp.alias_(window, GROUP_ROWS, copy=False), copy=False)
+            .from_(sqlbuild.table(self.table or "", alias="src"), copy=False)
+            .where(sqlbuild.and_all(self._not_all_null(), self.filter(dialect)), copy=False)
         )
         return (
-            exp.select("*")
-            .from_(ranked.subquery("grouped"))
-            .where(exp.GT(this=exp.column(GROUP_ROWS), expression=exp.Literal.number(1)))
-            .order_by(*[sqlbuild.column(c) for c in self.key_columns])
+            exp.select("*", copy=False)
+            .from_(ranked.subquery("grouped", copy=False), copy=False)
+            .where(exp.GT(this=exp.column(GROUP_ROWS), expression=exp.Literal.number(1)), copy=False)
+            .order_by(*[sqlbuild.column(c) for c in self.key_columns], copy=False)
         )
 
 
