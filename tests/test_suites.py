@@ -147,3 +147,17 @@ def test_unknown_top_level_section(write_suite):
 def test_missing_file_is_a_clear_problem(tmp_path):
     with pytest.raises(SuiteError, match="cannot read the file"):
         load_suite(tmp_path / "nope.yaml")
+
+
+def test_every_check_type_module_is_in_the_lazy_map():
+    """A suite imports only the check types it uses (base.KIND_MODULES); the map names every registered type."""
+    import importlib
+    import pkgutil
+
+    import watchdog.scan.check_types as package
+    from watchdog.scan.check_types.base import _REGISTRY, KIND_MODULES
+
+    for module in pkgutil.iter_modules(package.__path__):
+        importlib.import_module(f"{package.__name__}.{module.name}")
+    assert set(_REGISTRY) == set(KIND_MODULES)
+    assert all(_REGISTRY[kind].__module__.endswith("." + KIND_MODULES[kind]) for kind in KIND_MODULES)

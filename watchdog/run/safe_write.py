@@ -9,7 +9,6 @@ and the error says where, so the scan's work is never lost.
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 
 from watchdog.errors import ConfigError, WatchdogError
@@ -45,6 +44,8 @@ def rescue_findings(doc: FindingsDoc, target: Path, failure: OSError) -> OutputE
     OutputError that says where they are."""
     reason = failure.strerror or str(failure)
     try:
+        import tempfile  # only when the findings must be rescued
+
         saved = doc.write(Path(tempfile.mkdtemp(prefix="watchdog-rescue-")) / "findings.json")
     except OSError as exc:
         return OutputError(f"cannot write {target} ({reason}) nor a rescue copy ({exc.strerror or exc})")

@@ -6,11 +6,11 @@ Suites are validated before any query; findings.json is filed before anything th
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from secrets import token_hex
 from typing import TYPE_CHECKING, Any
 
 from watchdog.database import DatabaseConfig
@@ -60,13 +60,13 @@ def timestamp_dir(parent: Path) -> Path:
 
 def run_id_for(run_dir: Path) -> str:
     """A run's id: its folder's UTC timestamp and a short random suffix."""
-    return f"{run_dir.name}-{token_hex(3)}"
+    return f"{run_dir.name}-{os.urandom(3).hex()}"
 
 
 def new_run_id() -> str:
     """A new run id, ``<UTC timestamp>-<random>``: an audit's run folder is named by it, so two runs
     started in the same second (two daemons, a daemon and ``watchdog run``) never share a folder."""
-    return f"{datetime.now(UTC).strftime('%Y%m%dT%H%M%SZ')}-{token_hex(3)}"
+    return f"{datetime.now(UTC).strftime('%Y%m%dT%H%M%SZ')}-{os.urandom(3).hex()}"
 
 
 class Filing:

@@ -19,17 +19,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from sqlglot import exp
 
-from watchdog.anomaly import DetectorConfig, Judgement, judge_point
 from watchdog.errors import QueryError
 from watchdog.scan import sqlbuild
 from watchdog.scan.check_types import Check, Measurement, Metric, Standalone
 from watchdog.scan.check_types.anomaly_options import BUCKET_SECONDS, AnomalyOptions
 from watchdog.scan.check_types.freshness import to_utc
 from watchdog.scan.check_types.row_condition import RowConditionCheck
+
+if TYPE_CHECKING:  # the detector (and statistics) is imported where a check has anomaly: (not every scan)
+    from watchdog.anomaly import DetectorConfig, Judgement
 
 SERIES_POINTS = 400
 THRESHOLDS = ("max_count", "max_rate", "min", "max", "max_age")
@@ -65,6 +67,8 @@ def suite_problems(check: Check) -> list[str]:
 
 
 def config_of(spec: AnomalyOptions) -> DetectorConfig:
+    from watchdog.anomaly import DetectorConfig
+
     return DetectorConfig(sensitivity=spec.sensitivity, direction=spec.direction, min_change=spec.min_change,
                           min_training=spec.min_training, seasonality=spec.seasonality, trend=spec.trend)
 
@@ -244,6 +248,8 @@ def evaluate(check: Check, m: Measurement, values: dict[Metric, Any], now: datet
     if spec is None:
         return m
     now = now or datetime.now(UTC)
+    from watchdog.anomaly import judge_point
+
     metric = metric_of(check, spec)
     config = config_of(spec)
     info: dict[str, Any] = {"metric": metric, "sensitivity": spec.sensitivity, "direction": spec.direction}

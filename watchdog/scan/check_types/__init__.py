@@ -1,19 +1,6 @@
-"""Check types, one small module each, registered by name (see ``base.register``)."""
+"""Check types, one small module each, registered by name (see ``base.register``); a type's module is imported
+when a suite first uses it (``base.KIND_MODULES``)."""
 
-from watchdog.scan.check_types import (  # noqa: F401  (importing registers them)
-    accepted_values,
-    custom_sql,
-    expression,
-    foreign_key,
-    freshness,
-    functional_dependency,
-    not_null,
-    pattern,
-    range_check,
-    row_count,
-    schema,
-    unique,
-)
 from watchdog.scan.check_types.base import (
     Aggregate,
     Check,

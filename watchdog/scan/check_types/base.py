@@ -8,9 +8,10 @@ values into a :class:`Measurement`. It never runs SQL itself.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime
+from importlib import import_module
 from typing import Any, ClassVar, Literal
 
 from sqlglot import exp
@@ -131,8 +132,34 @@ def register(cls: type[Check]) -> type[Check]:
     return cls
 
 
-def check_types() -> dict[str, type[Check]]:
-    return dict(_REGISTRY)
+#: the module of each built-in check type, imported when a suite first uses the type (a scan of three checks does
+#: not pay for the other dozen); tests/test_suites.py checks that this map and the registered types agree
+KIND_MODULES = {
+    "accepted_values": "accepted_values", "custom_sql": "custom_sql", "expression": "expression",
+    "foreign_key": "foreign_key", "freshness": "freshness", "functional_dependency": "functional_dependency",
+    "not_null": "not_null", "pattern": "pattern", "range": "range_check", "row_count": "row_count",
+    "schema": "schema", "schema_changes": "schema", "unique": "unique",
+}
+
+
+class _Kinds(Mapping[str, "type[Check]"]):
+    """Every check type by name; a built-in type's module is imported on first lookup."""
+
+    def __getitem__(self, kind: str) -> type[Check]:
+        if kind not in _REGISTRY and kind in KIND_MODULES:
+            import_module(f"watchdog.scan.check_types.{KIND_MODULES[kind]}")  # registers it
+        return _REGISTRY[kind]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(sorted(set(KIND_MODULES) | set(_REGISTRY)))
+
+    def __len__(self) -> int:
+        return len(set(KIND_MODULES) | set(_REGISTRY))
+
+
+def check_types() -> Mapping[str, type[Check]]:
+    """The check types suites may use, by name (built-in ones imported when first looked up)."""
+    return _Kinds()
 
 
 class Check:
