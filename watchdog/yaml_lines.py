@@ -35,9 +35,13 @@ class DuplicateKeyError(ValueError):
         self.line = line
 
 
+#: libyaml's parser where PyYAML was built with it (the wheels are): the same nodes and marks, ~15x faster
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 def load_with_lines(text: str) -> tuple[Any, YamlLines]:
     """Parse ``text`` (raises ``yaml.YAMLError`` with a line on bad syntax)."""
-    node = yaml.compose(text, Loader=yaml.SafeLoader)
+    node = yaml.compose(text, Loader=_LOADER)
     lines = YamlLines()
     if node is None:
         return None, lines

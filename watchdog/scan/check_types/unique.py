@@ -108,18 +108,24 @@ class Unique(Check):
 
     def _groups_with_keys(self, dialect: str, rows: int) -> str:
         """The same figures (as windows over the duplicated groups, so they ride on every row) and the
-        first ``rows`` duplicated keys with their sizes, in key order: the sample's keys."""
+        first ``rows`` duplicated keys with their sizes, in key order: the sample's keys.
+
+        On PostgreSQL the groups are a ``MATERIALIZED`` CTE: as a subquery, the outer ``ORDER BY … LIMIT``
+        led the planner to a sorted group aggregate (an external sort of the whole table), about 1.5x the
+        hash aggregate of the plain count at 10M rows; planned apart, the groups are hashed as in the count
+        and only the duplicated keys are sorted."""
         names = [f"k{i}" for i in range(len(self.key_columns))]
-        outer = (
-            exp.select(
-                exp.alias_(exp.Window(this=sqlbuild.count_star()), "duplicate_values", copy=False),
-                exp.alias_(exp.Window(this=exp.Sum(this=exp.column("n"))), "failing_rows", copy=False),
-                *[exp.column(n) for n in names], exp.column("n"), copy=False,
-            )
-            .from_(self._groups(dialect, with_keys=True).subquery("dup_groups", copy=False), copy=False)
-            .order_by(*[exp.column(n) for n in names], copy=False)
-            .limit(rows, copy=False)
+        groups = self._groups(dialect, with_keys=True)
+        outer = exp.select(
+            exp.alias_(exp.Window(this=sqlbuild.count_star()), "duplicate_values", copy=False),
+            exp.alias_(exp.Window(this=exp.Sum(this=exp.column("n"))), "failing_rows", copy=False),
+            *[exp.column(n) for n in names], exp.column("n"), copy=False,
         )
+        if dialect == "postgres":
+            outer = outer.from_("dup_groups", copy=False).with_("dup_groups", as_=groups, materialized=True, copy=False)
+        else:
+            outer = outer.from_(groups.subquery("dup_groups", copy=False), copy=False)
+        outer = outer.order_by(*[exp.column(n) for n in names], copy=False).limit(rows, copy=False)
         return outer.sql(dialect=dialect, copy=False)
 
     def sample_spec(self, dialect: str, m: Measurement, extra: tuple[list[str], list[tuple[Any, ...]]] | None,
