@@ -4,6 +4,7 @@ command module."""
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import subprocess
@@ -173,3 +174,30 @@ def test_sqlite_column_types_read_directly_match_sqlalchemys_reading(tmp_path, o
         else:  # read directly only when it reads as SQLAlchemy does
             assert direct is None or direct == expected
         assert box.column_types(["wide"]) == expected
+
+
+def test_the_program_exits_quickly_but_completely(db, tmp_path):
+    """``watchdog`` (watchdog.cli:run) skips the interpreter's module teardown, not what matters: the exit
+    status, every byte of stdout through a pipe, the atexit handlers (a worker still running is killed)."""
+    suite = tmp_path / "wide.yaml"  # a failing check per column name: a findings JSON well past a pipe's buffer
+    suite.write_text("tables:\n  t:\n" + "".join(f"    - not_null: id\n      name: check_{i:03d}\n" for i in range(400))
+                     + "    - not_null: email\n", encoding="utf-8")
+    run = subprocess.run([sys.executable, "-m", "watchdog", "scan", "--db", f"sqlite:///{db}", "--checks", str(suite),
+                          "--out", str(tmp_path / "out"), "--json"], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    doc = json.loads(run.stdout)  # complete: the JSON parses
+    assert len(run.stdout) > 65536 and doc["summary"]["checks"] == 401
+    code = ("import sys; from watchdog.sandbox import sqlite_session as s; s.prestart_for(sys.argv[1]); "
+            "print(s._SPARE[0]._proc.pid, flush=True); sys.argv[1:] = ['--version']; "
+            "from watchdog.cli import run; run()")
+    done = subprocess.run([sys.executable, "-c", code, f"sqlite:///{db}"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.splitlines()[1].startswith("watchdog, version")
+    pid = int(done.stdout.splitlines()[0])
+    deadline = time.monotonic() + 5
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(pid)
+    bad = subprocess.run([sys.executable, "-m", "watchdog", "scan", "--db", f"sqlite:///{db}", "--checks",
+                          str(tmp_path / "missing.yaml"), "--out", str(tmp_path / "o2")],
+                         capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 3 and bad.stderr.startswith("error:")

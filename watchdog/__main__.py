@@ -1,4 +1,4 @@
-from watchdog.cli import main
+from watchdog.cli import run
 
 if __name__ == "__main__":  # pragma: no cover
-    main()
+    run()
