@@ -85,12 +85,14 @@ def test_a_spare_worker_never_taken_is_killed_when_the_process_exits(db):
     assert not _alive(pid)
 
 
-#: what ``watchdog scan`` must not load: other commands, the LLM stack, SQLAlchemy, rich, and the configuration
-#: model (a ``--db URL`` needs no config file). Issue 13 adds 'pydantic' here once check options are built without
-#: it, and 'jinja2' (report.md no longer needs it since main's c9e81bc) when that change's owner asserts it.
+#: what ``watchdog scan`` must not load: other commands, the LLM stack, SQLAlchemy, rich, the configuration model
+#: (a ``--db URL`` needs no config file), pydantic (check options, findings and the database are plain dataclasses),
+#: Jinja2 and markupsafe (report.md is built in Python), the anomaly detector and the check types a suite does not use
 SCAN_NEVER_LOADS = ("watchdog.cli.", "watchdog.profile", "watchdog.daemon", "watchdog.mcp", "watchdog.graph",
-                    "sqlalchemy", "rich", "langchain", "watchdog.settings")
-#: the scan path's own modules that must not import pydantic (the check options still do, for now)
+                    "sqlalchemy", "rich", "langchain", "watchdog.settings", "pydantic", "jinja2", "markupsafe",
+                    "watchdog.anomaly", "watchdog.scan.check_types.schema", "watchdog.scan.check_types.custom_sql",
+                    "watchdog.scan.check_types.functional_dependency")
+#: the scan path's own modules, each importing no pydantic on its own
 NO_PYDANTIC = ("watchdog.findings", "watchdog.database", "watchdog.defaults", "watchdog.cli.scan", "watchdog.cli.app",
                "watchdog.cli.console", "watchdog.run.filing", "watchdog.run.safe_write", "watchdog.sandbox.sandbox")
 
