@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.procs import children, gone
 from watchdog.run.demo_data import build_demo_database
 from watchdog.sandbox import Sandbox
 from watchdog.scan import parallel
@@ -121,7 +122,7 @@ def test_ctrl_c_stops_the_helpers_statement_too(tmp_path):
     try:
         time.sleep(6)
         assert proc.poll() is None, proc.communicate()
-        workers = _children(proc.pid)
+        workers = children(proc.pid)
         assert len(workers) >= 2, workers  # both slow queries are running, each in its own worker
         os.kill(proc.pid, signal.SIGINT)
         _, err = proc.communicate(timeout=30)
@@ -134,52 +135,5 @@ def test_ctrl_c_stops_the_helpers_statement_too(tmp_path):
     assert by_name["quick"]["status"] == "fail" and by_name["quick"]["failing"] == 1
     for name in ("slow_a", "slow_b", "people.email.not_null"):
         assert by_name[name]["status"] == "error" and by_name[name]["error"].startswith("not run"), by_name[name]
-    deadline = time.monotonic() + 5
-    while any(_alive(pid) for pid in workers) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert not any(_alive(pid) for pid in workers)
+    assert gone(workers)
 
-
-def _children(pid: int) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:
-                continue
-            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
-                found.append(int(entry.name))
-    return found
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    status = Path(f"/proc/{pid}/status")
-    return status.exists() and "zombie" not in status.read_text()
-
-
-def test_parallel_is_a_database_setting_and_an_option(tmp_path, run_cli, demo_db):
-    from watchdog.database import DatabaseConfig, DatabaseConfigError
-    from watchdog.errors import ConfigError
-    from watchdog.settings import load_settings
-
-    assert DatabaseConfig(url="sqlite:///x.db").parallel == parallel.DEFAULT_PARALLEL
-    assert DatabaseConfig(url="sqlite:///x.db").with_limits(parallel=1).parallel == 1
-    with pytest.raises(DatabaseConfigError, match="parallel"):
-        DatabaseConfig(url="sqlite:///x.db", parallel=0)
-    config = tmp_path / "watchdog.yaml"
-    config.write_text("databases:\n  crm:\n    url: sqlite:///crm.db\n    parallel: 0\naudits: {}\n", encoding="utf-8")
-    with pytest.raises(ConfigError, match=r":4: databases\.crm\.parallel: Input should be greater than or equal to 1"):
-        load_settings(config)
-    config.write_text("databases:\n  crm:\n    url: sqlite:///crm.db\n    parallel: 3\naudits: {}\n", encoding="utf-8")
-    assert load_settings(config).database("crm").parallel == 3
-    result = run_cli("scan", "--db", f"sqlite:///{demo_db}", "--checks", str(ROOT / "checks" / "demo_crm.yaml"),
-                     "--out", str(tmp_path / "out"), "--parallel", "1", "--json")
-    assert result.returncode == 1, result.stderr
-    result = run_cli("scan", "--db", f"sqlite:///{demo_db}", "--checks", str(ROOT / "checks" / "demo_crm.yaml"),
-                     "--out", str(tmp_path / "out2"), "--parallel", "0")
-    assert result.returncode == 3 and "--parallel" in result.stderr

@@ -5,7 +5,6 @@ command module."""
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 import subprocess
 import sys
@@ -14,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.procs import gone
 from watchdog.errors import QueryError, QueryRefused, QueryTimeout
 from watchdog.sandbox import Sandbox, sqlite_session
 
@@ -25,15 +25,6 @@ def db(tmp_path: Path) -> Path:
         conn.execute("CREATE TABLE t (id INTEGER, email TEXT)")
         conn.execute("INSERT INTO t VALUES (1, 'a@b.io')")
     return path
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    status = Path(f"/proc/{pid}/status")
-    return not (status.exists() and "zombie" in status.read_text())
 
 
 def test_a_prestarted_worker_is_taken_by_the_next_session_and_keeps_every_limit(db):
@@ -79,10 +70,7 @@ def test_a_spare_worker_never_taken_is_killed_when_the_process_exits(db):
                          timeout=60)
     assert run.returncode == 0, run.stderr
     pid = int(run.stdout.strip())
-    deadline = time.monotonic() + 5
-    while _alive(pid) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not _alive(pid)
+    assert gone([pid])
 
 
 #: what ``watchdog scan`` must not load: other commands, the LLM stack, SQLAlchemy, rich, the configuration model
@@ -195,10 +183,7 @@ def test_the_program_exits_quickly_but_completely(db, tmp_path):
     done = subprocess.run([sys.executable, "-c", code, f"sqlite:///{db}"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and done.stdout.splitlines()[1].startswith("watchdog, version")
     pid = int(done.stdout.splitlines()[0])
-    deadline = time.monotonic() + 5
-    while _alive(pid) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not _alive(pid)
+    assert gone([pid])
     bad = subprocess.run([sys.executable, "-m", "watchdog", "scan", "--db", f"sqlite:///{db}", "--checks",
                           str(tmp_path / "missing.yaml"), "--out", str(tmp_path / "o2")],
                          capture_output=True, text=True, timeout=60)
