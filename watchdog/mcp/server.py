@@ -7,6 +7,7 @@ tool error starting ``error:``. Every call is logged on ``watchdog.mcp`` with se
 
 import json
 from collections.abc import Callable
+from functools import cache
 from typing import Annotated, Any
 
 from mcp.server.mcpserver import MCPServer
@@ -68,7 +69,7 @@ class LatestFindings(BaseModel):
     findings: list[dict[str, Any]]
 
 
-def _answer(tool: str, arguments: dict[str, Any], work: Callable[[], Any], model: type[Any]) -> CallToolResult:
+def _answer(tool: str, arguments: dict[str, Any], work: Callable[[], Any], model: type) -> CallToolResult:
     """``model``: a pydantic model, or a dataclass pydantic validates (:class:`FindingsDoc`)."""
     log_call(tool, arguments)
     try:
@@ -82,13 +83,9 @@ def _answer(tool: str, arguments: dict[str, Any], work: Callable[[], Any], model
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=json.loads(text))
 
 
-_ADAPTERS: dict[type[Any], TypeAdapter[Any]] = {}
-
-
-def _adapter(model: type[Any]) -> TypeAdapter[Any]:
-    if model not in _ADAPTERS:
-        _ADAPTERS[model] = TypeAdapter(model)
-    return _ADAPTERS[model]
+@cache
+def _adapter(model: type) -> TypeAdapter[Any]:
+    return TypeAdapter(model)
 
 
 def _error(prefix: str, exc: BaseException) -> CallToolResult:

@@ -204,13 +204,9 @@ class Sandbox:
         return box
 
     def interrupt(self) -> None:
-        """Stop the statement running now, from another thread (Ctrl-C while a scan uses a sibling):
-        the SQLite worker is killed and the statement fails; other sessions are closed."""
-        stop = getattr(self._session, "interrupt", None)
-        if stop is not None:
-            stop()
-        else:
-            self.close()
+        """Stop the statement running now, from another thread (Ctrl-C while a scan uses a sibling): the
+        SQLite worker is killed and the statement fails. Only for sandboxes :meth:`can_open_sibling` allows."""
+        self._session.interrupt()  # type: ignore[attr-defined]
 
     def close(self) -> None:
         self._session.close()

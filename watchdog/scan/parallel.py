@@ -43,22 +43,18 @@ def run_statements(sandbox: Sandbox, statements: Sequence[S], run_one: Callable[
     longest one does not start last while the other sandbox has nothing left to do.
     KeyboardInterrupt sets ``stop`` (so ``run_one`` can tell a statement that failed because it was stopped),
     stops the helpers' statements, then propagates."""
-    if heavy is not None and helpers_allowed(sandbox, parallel):
+    possible = sandbox.dialect in PARALLEL_DIALECTS and sandbox.can_open_sibling()
+    allowed = max(1, parallel) - 1 if possible else 0
+    if heavy is not None and allowed:
         statements = [s for s in statements if heavy(s)] + [s for s in statements if not heavy(s)]
-    Pool(sandbox, statements, run_one, parallel, on_start, stop).run()
-
-
-def helpers_allowed(sandbox: Sandbox, parallel: int) -> int:
-    """How many helper sandboxes a scan on ``sandbox`` may open."""
-    possible = getattr(sandbox, "dialect", "") in PARALLEL_DIALECTS and sandbox.can_open_sibling()
-    return max(1, parallel) - 1 if possible else 0
+    Pool(sandbox, statements, run_one, allowed, on_start, stop).run()
 
 
 class Pool(Generic[S]):
     """The waiting statements and the sandboxes taking them (see the module's docstring)."""
 
     def __init__(self, sandbox: Sandbox, statements: Sequence[S], run_one: Callable[[Sandbox, S], None],
-                 parallel: int, on_start: Callable[[int, S], None] | None, stop: threading.Event | None = None):
+                 allowed: int, on_start: Callable[[int, S], None] | None, stop: threading.Event | None = None):
         self.sandbox = sandbox
         self.waiting: deque[S] = deque(statements)
         self.run_one = run_one
@@ -66,7 +62,7 @@ class Pool(Generic[S]):
         self.started = 0
         self.lock = threading.Lock()
         self.stop = stop or threading.Event()
-        self.allowed = helpers_allowed(sandbox, parallel)
+        self.allowed = allowed  # helper sandboxes it may open
         self.helpers: list[threading.Thread] = []
         self.boxes: list[Sandbox] = []
         self.error: BaseException | None = None  # a helper's unexpected error, raised in the caller's thread

@@ -18,7 +18,7 @@ from watchdog.scan.anomalies import suite_problems
 from watchdog.scan.check_types import Check, check_types
 from watchdog.scan.check_types.fields import OptionsError
 from watchdog.scan.sqlbuild import split_name
-from watchdog.yaml_lines import DuplicateKeyError, YamlLines, load_with_lines
+from watchdog.yaml_lines import DuplicateKeyError, YamlLines, dotted, load_with_lines
 
 TOP_LEVEL_KEYS = ("tables", "custom_sql", "allow_empty")
 #: options that have fields of their own in a finding, so they are not repeated in ``params``
@@ -101,7 +101,7 @@ class _SuiteReader:
         self.types = check_types()
 
     def problem(self, at: tuple[Any, ...], message: str) -> None:
-        self.problems.append(SuiteProblem(self.path, self.lines.line(at), _dotted(at), message))
+        self.problems.append(SuiteProblem(self.path, self.lines.line(at), dotted(at), message))
 
     def read(self, data: Any) -> tuple[Suite | None, list[SuiteProblem]]:
         suite = Suite(self.path)
@@ -223,13 +223,6 @@ class _SuiteReader:
         for message in problems:
             self.problem(origin.get("anomaly", at), message)
         return None if problems else check
-
-
-def _dotted(path: tuple[Any, ...]) -> str:
-    out = ""
-    for part in path:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out
 
 
 _KIND_NAMES: dict[type, str] = {dict: "a mapping", list: "a list", str: "a string", type(None): "nothing"}
