@@ -96,11 +96,21 @@ def test_review_issues_get_exactly_one_fix_round():
 
 def test_never_converging_replans_once_then_falls_back():
     config = LLMConfig(max_fix_rounds=2, max_replans=1, retry_wait_max_s=0)
-    state = run(models([WRONG] * 6), config)
+    wrongs = [WRONG.replace("73", str(n)) for n in (73, 74, 75, 76, 77, 78)]  # wrong, and never the same twice
+    state = run(models(wrongs), config)
     assert steps(state) == ["write", "evaluate", "fix", "evaluate", "fix", "evaluate", "replan", "write", "evaluate",
                             "fix", "evaluate", "fix", "evaluate", "fallback"]
     assert state["outcome"] == "fallback" and "failed verification" in state["fallback_reason"]
-    assert state["draft"] == WRONG and state["replans"] == 1
+    assert state["draft"] == wrongs[-1] and state["replans"] == 1
+
+
+def test_a_fix_that_repeats_the_previous_answer_ends_the_loop_at_once():
+    config = LLMConfig(max_fix_rounds=3, max_replans=1, retry_wait_max_s=0)
+    m = models([WRONG, WRONG, GOOD])
+    state = run(m, config)
+    assert steps(state) == ["write", "evaluate", "fix", "fallback"]
+    assert state["fallback_reason"].startswith("the model repeated itself")
+    assert len(m.specialist.calls) == 2  # no third round, no re-plan
 
 
 def test_the_planner_outlines_before_writing_when_enabled():

@@ -76,3 +76,12 @@ class Interrupted(KeyboardInterrupt):
         super().__init__("interrupted")
         self.doc = doc
         self.saved_to = saved_to
+
+
+class ReportInterrupted(KeyboardInterrupt):
+    """Ctrl-C or SIGTERM during the LLM report: the run's graph is checkpointed under ``run_id`` and
+    ``watchdog resume RUN_ID`` continues it. ``args[0]`` is what the interrupt said ("SIGTERM")."""
+
+    def __init__(self, run_id: str, how: str = "interrupted"):
+        super().__init__(how)
+        self.run_id = run_id

@@ -17,7 +17,7 @@ from typing import Any, Literal
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langchain_core.tools import BaseTool
 
-from watchdog.graph import compose, prompts
+from watchdog.graph import asks, compose, prompts
 from watchdog.graph.models import Call, Limits, LLMUnavailable, Models, invoke
 from watchdog.graph.state import ReportState
 from watchdog.graph.tools import build_tool_loop, loop_recursion_limit
@@ -106,6 +106,7 @@ def write(state: ReportState, deps: GraphDeps) -> dict[str, Any]:
     finish = (getattr(last, "response_metadata", None) or {}).get("finish_reason")
     tokens = out.get("tokens", {})
     return {"draft": draft, "draft_finish": finish, "fix_round": 0, "review_pending": False, "tokens": tokens,
+            "last_answer": str(last.content or ""), "repeated": False,
             "trail": [entry("write", state, draft=draft, finish_reason=finish, tool_calls=out.get("tool_calls", 0),
                             tokens=tokens, latency_s=round(time.monotonic() - start, 3))]}
 
@@ -123,6 +124,7 @@ def write_prose(state: ReportState, deps: GraphDeps) -> dict[str, Any]:
     draft = _assembled(state, prose) if prose is not None else raw
     return {"draft": draft, "draft_finish": result.finish_reason, "prose": prose.model_dump() if prose else None,
             "fix_round": 0, "review_pending": False, "tokens": {"specialist": result.usage},
+            "last_answer": raw, "repeated": False,
             "trail": [entry("write", state, draft=draft, answer=raw, **_tokens_entry("specialist", result))]}
 
 
@@ -150,48 +152,44 @@ def fix(state: ReportState, deps: GraphDeps) -> dict[str, Any]:
     answer = str(result.message.content or "")
     new = compose.splice(parts, flagged, answer) if parts else compose.unwrap(answer)
     return {"draft": new, "draft_finish": result.finish_reason, "fix_round": state.get("fix_round", 0) + 1,
-            "tokens": {"specialist": result.usage},
-            "trail": [entry("fix", state, issues=issues, sections=len(flagged), of_sections=len(parts), draft=new,
-                            **_tokens_entry("specialist", result))]}
+            "tokens": {"specialist": result.usage}, **_answer(state, answer),
+            "trail": [entry("fix", state, issues=issues, sections=len(flagged), of_sections=len(parts), answer=answer,
+                            draft=new, **_tokens_entry("specialist", result))]}
 
 
 def fix_prose(state: ReportState, deps: GraphDeps, issues: list[str]) -> dict[str, Any]:
+    """Ask only for what is missing or wrong, by name, with a schema that requires exactly those parts."""
     names = prompts.problem_names(state["findings"])
-    old = compose.Prose.model_validate(state["prose"]) if state.get("prose") else None
-    parts = state.get("flagged") or []
-    if old is None or not parts:  # nothing usable yet: the whole JSON again
-        parts = ["summary", "priorities", *(f"checks.{n}" for n in names)]
-        old = old or compose.Prose()
-    keys = tuple(k for k in ("summary", "priorities") if k in parts) + ("checks",)
-    flagged_names = [p.removeprefix("checks.") for p in parts if p.startswith("checks.")]
-    sent = compose.prose_parts(old, parts).model_dump(include=set(keys))
-    request = prompts.fix_request(_dumps(sent), issues, prose=True)
+    old = compose.Prose.model_validate(state["prose"]) if state.get("prose") else compose.Prose()
+    pointed = [(p, m) for p, m in state.get("issue_parts") or []]
+    ask = asks.ask_for(state.get("flagged") or [] if state.get("prose") else [], pointed, names)
     try:
-        result = deps.call(with_format(deps.models.specialist, compose.prose_schema(flagged_names or names, keys)),
-                           messages_for(state, request))
+        result = deps.call(with_format(deps.models.specialist, ask.schema),
+                           messages_for(state, prompts.fix_prose_request(ask.lines)))
     except LLMUnavailable as exc:
         return failed("fix", "specialist", state, exc)
     raw = str(result.message.content or "")
     new, _ = compose.parse_prose(raw)
-    prose = compose.merge_prose(old, new, parts) if new is not None else old
+    prose = compose.merge_prose(old, new, ask.parts) if new is not None else old
     prose.checks = [c for c in prose.checks if c.name.strip("` ") in names]  # only problem checks have entries
     draft = _assembled(state, prose)
     return {"draft": draft, "draft_finish": result.finish_reason, "prose": prose.model_dump(),
             "fix_round": state.get("fix_round", 0) + 1, "tokens": {"specialist": result.usage},
-            "trail": [entry("fix", state, issues=issues, parts=parts, answer=raw, draft=draft,
+            **_answer(state, raw),
+            "trail": [entry("fix", state, issues=issues, parts=ask.parts, asked=ask.lines, answer=raw, draft=draft,
                             **_tokens_entry("specialist", result))]}
 
 
-def _dumps(obj: Any) -> str:
-    import json
-
-    return json.dumps(obj, ensure_ascii=False, indent=1)
+def _answer(state: ReportState, raw: str) -> dict[str, Any]:
+    """The answer kept for the next round, and whether it is the previous round's again (word for word)."""
+    same = " ".join(raw.split()) == " ".join((state.get("last_answer") or "").split())
+    return {"last_answer": raw, "repeated": bool(raw.strip()) and same}
 
 
 def replan(state: ReportState) -> dict[str, Any]:
     context = "\n".join(f"- {issue}" for issue in state.get("issues") or [])
     return {"replans": state.get("replans", 0) + 1, "fix_round": 0, "failure_context": context,
-            "outline": None, "prose": None, "flagged": [], "trail": [entry("replan", state, failure_context=context)]}
+            "outline": None, "prose": None, "flagged": [], "last_answer": None, "trail": [entry("replan", state, failure_context=context)]}
 
 
 def finalize(state: ReportState) -> dict[str, Any]:
@@ -199,12 +197,13 @@ def finalize(state: ReportState) -> dict[str, Any]:
 
 
 def fallback(state: ReportState) -> dict[str, Any]:
+    rounds = f"{state.get('fix_round', 0)} fix round(s) and {state.get('replans', 0)} re-plan(s)"
     if state.get("llm_error"):
         reason = f"the model endpoint failed: {state['llm_error']}"
+    elif state.get("repeated"):
+        reason = f"the model repeated itself: fix round {state.get('fix_round', 0)} answered word for word as before"
     else:
-        issues = state.get("issues") or []
-        reason = (f"the LLM draft failed verification after {state.get('fix_round', 0)} fix round(s) and "
-                  f"{state.get('replans', 0)} re-plan(s): " + " ".join(issues[:5]))
+        reason = f"the LLM draft failed verification after {rounds}"
     return {"outcome": "fallback", "fallback_reason": reason, "trail": [entry("fallback", state, reason=reason)]}
 
 
@@ -216,7 +215,13 @@ def route_start(state: ReportState, cfg: LLMConfig) -> Literal["plan", "write"]:
 
 
 def route_after_draft(state: ReportState) -> Literal["evaluate", "fallback"]:
-    return "fallback" if state.get("llm_error") else "evaluate"
+    """A fix that answers word for word as the round before ends the loop (another round would cost as much and
+    answer the same), unless that draft was verified and only a review's wish was pending."""
+    if state.get("llm_error"):
+        return "fallback"
+    if state.get("repeated") and not (state.get("verification") or {}).get("passed"):
+        return "fallback"
+    return "evaluate"
 
 
 def route_after_plan(state: ReportState) -> Literal["write", "fallback"]:

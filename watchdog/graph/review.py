@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from watchdog.graph import compose, prompts
+from watchdog.graph import asks, compose, prompts
 from watchdog.graph.models import LLMUnavailable
 from watchdog.graph.nodes import GraphDeps, entry, messages_for, with_format
 from watchdog.graph.state import ReportState
@@ -58,8 +58,8 @@ def structural(state: ReportState, deps: GraphDeps) -> list[tuple[str | None, st
             out.append((None, problem or "The answer is not the JSON object asked for."))
         else:
             prose = compose.Prose.model_validate(state["prose"])
-            told = "\n".join([prompts.INSTRUCTIONS, *(state.get("issues") or [])])  # what the model was told
-            out += list(compose.missing_prose(prose, prompts.problem_names(state["findings"]), told))
+            rules = {str(f["name"]): str(f.get("description") or "") for f in state["findings"].get("findings", [])}
+            out += list(asks.missing_prose(prose, prompts.problem_names(state["findings"]), rules))
         return out
     return out + [(None, m) for m in draft_problems(draft)]
 
@@ -127,8 +127,14 @@ def evaluate(state: ReportState, deps: GraphDeps) -> dict[str, Any]:
     update: dict[str, Any] = {"verification": verified, "review_pending": False}
     record: dict[str, Any] = {"verification": verified}
     if deps.config.table == "program":
+        pointed = [(p, m) for p, m in problems]
+        for item in verified["bad"]:
+            if "part" not in item:
+                found = locate(state, [item])
+                pointed.append((found[0] if len(found) == 1 else None, item["message"]))
         flagged = [p for p, _ in problems if p] + locate(state, [b for b in verified["bad"] if "part" not in b])
         update["flagged"] = list(dict.fromkeys(flagged)) if not [p for p, _ in problems if p is None] else []
+        update["issue_parts"] = pointed
     if state.get("review") is None and not problems and deps.config.review != "off":
         review, tokens = ask_review(state, deps)
         update.update(review=review, tokens=tokens)
