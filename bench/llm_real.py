@@ -45,6 +45,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--record", type=Path, default=None, help="write each run's raw answers as a fixture here")
     p.add_argument("--review", default="advisory", choices=["gate", "advisory", "off"])
     p.add_argument("--fix-rounds", type=int, default=2)
+    p.add_argument("--causes", default="choose", choices=["write", "choose"], help="llm.causes (program mode)")
     p.add_argument("--specialist-tokens", type=int, default=1500)
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--out", type=Path, default=REPO / "bench" / "results" / "llm_real.json")
@@ -91,6 +92,7 @@ def one_run(label: str, url: str, target: str, mode: str, args: argparse.Namespa
     from watchdog.settings import LLMConfig, RoleModels, RoleTokens, Settings
 
     llm = LLMConfig(base_url=url, api_key="local", table=mode, review=args.review, max_fix_rounds=args.fix_rounds,
+                    causes=args.causes,
                     request_timeout_s=900, idle_timeout_s=120,
                     max_replans=0, tool_budget=0, temperature=0.2,
                     models=RoleModels(planner=args.model, specialist=args.model, evaluator=args.model),
@@ -111,7 +113,7 @@ def one_run(label: str, url: str, target: str, mode: str, args: argparse.Namespa
     result = audit["outcome"]
     kind = ("verified first draft" if result == "verified" and audit["fix_rounds"] == 0 else
             "verified after fixes" if result == "verified" else "fallback")
-    return {"model": label, "target": target, "mode": mode, "outcome": kind, "fix_rounds": audit["fix_rounds"],
+    return {"model": label, "target": target, "mode": mode, "causes": args.causes, "outcome": kind, "fix_rounds": audit["fix_rounds"],
             "rounds": [r["step"] for r in rounds], "tokens": audit["tokens"], "wall_s": round(wall, 1),
             "fallback_reason": audit.get("fallback_reason"), "verdicts": verdicts,
             "findings": outcome.doc.summary.to_json_dict(), "report": (out / "report.md").read_text()[:6000],

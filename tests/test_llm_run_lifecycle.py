@@ -119,8 +119,11 @@ def test_sigterm_records_the_run_interrupted_and_prints_one_line(project):
         process.send_signal(signal.SIGTERM)
         _, stderr = process.communicate(timeout=30)
     assert process.returncode == 130, stderr
-    assert stderr.strip().splitlines()[-1] == "error: interrupted by SIGTERM" and "Traceback" not in stderr
-    assert only_run(project).status == "interrupted"
+    run = only_run(project)
+    last = stderr.strip().splitlines()[-1]
+    assert last.startswith(f"error: interrupted by SIGTERM during the LLM report of run {run.id}")
+    assert last.endswith(f"continue it with `watchdog resume {run.id}`") and "Traceback" not in stderr
+    assert run.status == "interrupted"
 
 
 def test_resume_of_an_unknown_run_says_so_without_an_endpoint(project):

@@ -9,6 +9,7 @@ or with another check's entry.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,6 +23,11 @@ def _name_words(name: str) -> set[str]:
     return {w for part in name.lower().replace("_", ".").split(".") for w in (part, part.rstrip("s")) if w}
 
 
+def _words(text: str) -> bool:
+    """At least three words (not a run of digits or symbols)."""
+    return len(re.findall(r"[^\W\d_]{2,}", text)) >= 3
+
+
 def missing_prose(prose: Prose, names: list[str], rules: dict[str, str] | None = None) -> list[tuple[str, str]]:
     """(part, issue) for an empty summary, and every problem check whose likely causes or suggested fixes are
     missing, only restate the check or its rule (``rules``: name -> the suite's description), or are the same
@@ -30,6 +36,10 @@ def missing_prose(prose: Prose, names: list[str], rules: dict[str, str] | None =
     out: list[tuple[str, str]] = []
     if not prose.summary.strip():
         out.append(("summary", "The summary is missing."))
+    elif not _words(prose.summary):
+        out.append(("summary", f"The summary is not a sentence ({prose.summary.strip()[:40]!r})."))
+    if prose.priorities and not any(_words(p) for p in prose.priorities):
+        out.append(("priorities", f"The priorities are not sentences ({prose.priorities[0].strip()[:40]!r})."))
     have = prose.by_name()
     copied = {kind: shared_lines([getattr(have[n], kind) for n in names if n in have]) for kind in ("causes", "fixes")}
     for name in names:
@@ -38,12 +48,15 @@ def missing_prose(prose: Prose, names: list[str], rules: dict[str, str] | None =
             lines = [x for x in (getattr(entry, kind) if entry is not None else []) if x.strip()]
             rule = rules.get(name) or ""
             own = [x for x in lines if norm(x) not in copied[kind] and not restates_check(x, _name_words(name))
+                   and _words(x)
                    and not (kind == "causes" and rule and copied_from(x, rule, "") is not None)]
             if not lines:
                 out.append((f"checks.{name}", f"`{name}` has no {label}."))
             elif not own and all(norm(x) in copied[kind] for x in lines):
                 out.append((f"checks.{name}", f"`{name}` has no {label} of its own: the same line is given for "
                                               f"{copied[kind][norm(lines[0])]} checks."))
+            elif not own and not any(_words(x) for x in lines):
+                out.append((f"checks.{name}", f"The {label} of `{name}` are not sentences ({lines[0].strip()[:40]!r})."))
             elif not own and rule and any(copied_from(x, rule, "") for x in lines):
                 out.append((f"checks.{name}", f"The {label} of `{name}` repeat the check's rule "
                                               f"({lines[0].strip()[:80]!r}), which is what is broken, not why."))
@@ -76,7 +89,8 @@ def _missing_only(said: list[str]) -> bool:
                               for m in said)
 
 
-def ask_for(parts: list[str], issues: list[tuple[str | None, str]], names: list[str]) -> Ask:
+def ask_for(parts: list[str], issues: list[tuple[str | None, str]], names: list[str],
+            choices: dict[str, tuple[list[str], list[str]]] | None = None) -> Ask:
     """The ask for ``parts`` (summary, priorities, checks.<name>), with the issues that point at each: a part that
     is only missing is named; a part that is wrong is named with what is wrong with it."""
     parts = [p for p in dict.fromkeys(parts) if p in ("summary", "priorities") or p.removeprefix("checks.") in names]
@@ -94,5 +108,5 @@ def ask_for(parts: list[str], issues: list[tuple[str | None, str]], names: list[
     lines += [f"Also: {m}" for m in general[:3]]
     keys = tuple(k for k in ("summary", "priorities") if k in parts)
     wanted = [p.removeprefix("checks.") for p in parts if p.startswith("checks.")]
-    schema = prose_schema(wanted, (*keys, "checks") if wanted else keys)
+    schema = prose_schema(wanted, (*keys, "checks") if wanted else keys, choices=choices)
     return Ask(parts, lines, schema)

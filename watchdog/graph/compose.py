@@ -48,18 +48,23 @@ class Prose(BaseModel):
 
 
 def prose_schema(names: list[str], keys: tuple[str, ...] = ("summary", "priorities", "checks"), *,
-                 most: int = 2) -> dict[str, Any]:
+                 most: int = 2, choices: dict[str, tuple[list[str], list[str]]] | None = None) -> dict[str, Any]:
     """The JSON schema sent as ``response_format`` (a grammar on llama.cpp). ``checks`` is an object whose keys
-    are exactly ``names``, all required: the answer can only name real checks, and must give each one once."""
-    def strings(fewest: int, top: int) -> dict[str, Any]:  # bounded: a small model otherwise repeats to the cap
-        return {"type": "array", "items": {"type": "string", "minLength": 12, "maxLength": 240},
-                "minItems": fewest, "maxItems": top}
+    are exactly ``names``, all required: the answer can only name real checks, and must give each one once.
+    With ``choices`` (``llm.causes: choose``), each check's causes and fixes are one of its candidates (an enum)."""
+    def strings(fewest: int, top: int, enum: list[str] | None = None) -> dict[str, Any]:  # bounded: a small
+        item: dict[str, Any] = {"type": "string", "enum": enum} if enum else \
+            {"type": "string", "minLength": 12, "maxLength": 160}  # model otherwise repeats to the cap
+        return {"type": "array", "items": item, "minItems": fewest, "maxItems": min(top, len(enum)) if enum else top}
 
-    entry = {"type": "object", "additionalProperties": False, "required": ["causes", "fixes"],
-             "properties": {"causes": strings(1, most), "fixes": strings(1, most)}}
-    props = {"summary": {"type": "string", "minLength": 30, "maxLength": 600}, "priorities": strings(1, 3),
+    def entry(name: str) -> dict[str, Any]:
+        causes, fixes = (choices or {}).get(name, ([], []))
+        return {"type": "object", "additionalProperties": False, "required": ["causes", "fixes"],
+                "properties": {"causes": strings(1, most, causes or None), "fixes": strings(1, most, fixes or None)}}
+
+    props = {"summary": {"type": "string", "minLength": 30, "maxLength": 400}, "priorities": strings(1, 3),
              "checks": {"type": "object", "additionalProperties": False, "required": list(names),
-                        "properties": {n: entry for n in names}}}
+                        "properties": {n: entry(n) for n in names}}}
     keys = tuple(k for k in keys if k != "checks" or names)  # none when every check passed
     schema = {"type": "object", "additionalProperties": False, "required": list(keys),
               "properties": {k: props[k] for k in keys}}

@@ -113,10 +113,12 @@ def write(state: ReportState, deps: GraphDeps) -> dict[str, Any]:
 
 def write_prose(state: ReportState, deps: GraphDeps) -> dict[str, Any]:
     names = prompts.problem_names(state["findings"])
-    request = prompts.writer_request(state.get("outline"), state.get("failure_context"), prose=True, names=names)
+    choose = deps.config.causes == "choose"
+    request = prompts.writer_request(state.get("outline"), state.get("failure_context"), prose=True, names=names,
+                                     choose=choose)
+    schema = compose.prose_schema(names, choices=choices_for(state) if choose else None)
     try:
-        result = deps.call(with_format(deps.models.specialist, compose.prose_schema(names)),
-                           messages_for(state, request))
+        result = deps.call(with_format(deps.models.specialist, schema), messages_for(state, request))
     except LLMUnavailable as exc:
         return failed("write", "specialist", state, exc)
     raw = str(result.message.content or "")
@@ -126,6 +128,14 @@ def write_prose(state: ReportState, deps: GraphDeps) -> dict[str, Any]:
             "fix_round": 0, "review_pending": False, "tokens": {"specialist": result.usage},
             "last_answer": raw, "repeated": False,
             "trail": [entry("write", state, draft=draft, answer=raw, **_tokens_entry("specialist", result))]}
+
+
+def choices_for(state: ReportState) -> dict[str, tuple[list[str], list[str]]]:
+    """``llm.causes: choose``: each problem check's candidate causes and fixes."""
+    from watchdog.graph.candidates import candidates
+
+    return {str(f["name"]): candidates(f) for f in state["findings"].get("findings", [])
+            if f.get("status") in ("fail", "warn", "error")}
 
 
 def _assembled(state: ReportState, prose: compose.Prose) -> str:
@@ -162,7 +172,8 @@ def fix_prose(state: ReportState, deps: GraphDeps, issues: list[str]) -> dict[st
     names = prompts.problem_names(state["findings"])
     old = compose.Prose.model_validate(state["prose"]) if state.get("prose") else compose.Prose()
     pointed = [(p, m) for p, m in state.get("issue_parts") or []]
-    ask = asks.ask_for(state.get("flagged") or [] if state.get("prose") else [], pointed, names)
+    ask = asks.ask_for(state.get("flagged") or [] if state.get("prose") else [], pointed, names,
+                       choices_for(state) if deps.config.causes == "choose" else None)
     try:
         result = deps.call(with_format(deps.models.specialist, ask.schema),
                            messages_for(state, prompts.fix_prose_request(ask.lines)))

@@ -83,8 +83,18 @@ Your JSON answer has parts that are missing or wrong. Answer with one JSON objec
 below, each written anew for the findings above, in your own words, with no numbers. For a check, "causes" say
 why it fails in this data and "fixes" how to fix it (a constraint, a pipeline change or a process change)."""
 
+CHOOSE = """[role:specialist]
+Write the words of a data-quality report for the findings above, as one JSON object; a program adds the table and
+every number.
+"summary": two or three sentences on what matters most.
+"priorities": up to three short lines, what to fix first.
+"checks": for each of these checks: {names}, choose the "causes" and "fixes" that fit it best among those the
+answer format allows.
+Write about the tables and columns of these findings, in your own words, and write no numbers."""
+
+
 #: what a model's prose must not merely repeat (program mode: echoed instructions do not count as prose)
-INSTRUCTIONS = "\n".join([SHARED_SYSTEM, PROSE.replace("{example}", ""), FIX_PROSE])
+INSTRUCTIONS = "\n".join([SHARED_SYSTEM, PROSE.replace("{example}", ""), CHOOSE, FIX_PROSE])
 
 
 def _brief(details: dict[str, Any]) -> dict[str, Any]:
@@ -149,8 +159,10 @@ def planner_request(failure_context: str | None) -> str:
 
 
 def writer_request(outline: str | None, failure_context: str | None, *, prose: bool = False,
-                   names: list[str] | None = None) -> str:
-    if prose:
+                   names: list[str] | None = None, choose: bool = False) -> str:
+    if prose and choose:
+        text = CHOOSE.replace("{names}", ", ".join(f"`{n}`" for n in names or []) or "(none)")
+    elif prose:
         text = PROSE.replace("{names}", ", ".join(f"`{n}`" for n in names or []) or "(none)").replace(
             "{example}", "{" + EXAMPLE + "}")
     else:

@@ -8,7 +8,6 @@ draft is judged on verify_fn alone: it never turns into "the model endpoint fail
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -31,19 +30,6 @@ REVIEW_FORMAT = {"type": "json_schema", "json_schema": {"name": "Review", "stric
     "properties": {"confidence": {"type": "number", "minimum": 0, "maximum": 1},
                    "issues": {"type": "array", "items": {"type": "string"}}}}}}
 
-_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+\S", re.M)
-
-
-def draft_problems(draft: str | None) -> list[str]:
-    """Structural problems that make a draft not a report at all (error text, empty answers)."""
-    if not draft or not draft.strip():
-        return ["The draft is empty: write the complete report."]
-    if not _HEADING.search(draft):
-        return ["The draft is not a report: it has no Markdown heading. Write the report with the required "
-                "structure (title, summary, findings table, details)."]
-    return []
-
-
 def structural(state: ReportState, deps: GraphDeps) -> list[tuple[str | None, str]]:
     """(part or None, message) for what makes the draft unusable whatever its numbers say."""
     draft = state.get("draft") or ""
@@ -61,7 +47,7 @@ def structural(state: ReportState, deps: GraphDeps) -> list[tuple[str | None, st
             rules = {str(f["name"]): str(f.get("description") or "") for f in state["findings"].get("findings", [])}
             out += list(asks.missing_prose(prose, prompts.problem_names(state["findings"]), rules))
         return out
-    return out + [(None, m) for m in draft_problems(draft)]
+    return out  # whether the draft is a report at all is verify_fn's (one verdict with `watchdog verify`)
 
 
 def locate(state: ReportState, bad: list[dict[str, Any]]) -> list[str]:

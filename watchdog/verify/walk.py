@@ -20,7 +20,7 @@ from watchdog.verify.status import check_unknown_names, check_unmentioned, lists
 from watchdog.verify.tables import check_table
 from watchdog.verify.truncation import check_truncation
 from watchdog.verify.unwrap import unwrap
-from watchdog.verify.wording import check_copied, check_repeated, check_unknown_in_prose
+from watchdog.verify.wording import check_copied, check_is_report, check_repeated, check_unknown_in_prose
 
 __all__ = ["verify_fn"]
 
@@ -36,8 +36,9 @@ def verify_fn(report_markdown: str, findings: FindingsDoc | dict[str, Any]) -> V
     for block in blocks(unwrapped.text):
         walker.block(block)
     walker.end_list()
-    check_unmentioned(walker.res, walker.idx)
     check_truncation(walker.res, unwrapped, len(doc.findings))
+    check_is_report(walker.res, unwrapped.text, walker.tables)
+    check_unmentioned(walker.res, walker.idx)
     return walker.res.verification()
 
 
@@ -50,7 +51,8 @@ class _Walker:
         self.headings: list[tuple[int, Ctx]] = []
         self.items: list[tuple[int, Ctx]] = []
         self.pseudo: Ctx | None = None
-        self.list_texts: list[str] = []  # the items of the list being read (a list saying one thing 3 times)
+        self.list_texts: list[str] = []
+        self.tables = 0  # the items of the list being read (a list saying one thing 3 times)
 
     def end_list(self) -> None:
         check_repeated(self.res, self.list_texts, None)
@@ -71,6 +73,7 @@ class _Walker:
             self.items = []
             self.pseudo = None
         elif block.kind == "table":
+            self.tables += 1
             check_table(self.res, self.idx, block.rows, self.pseudo if self.pseudo is not None else self.section())
         elif block.kind == "item":
             self.item(block)

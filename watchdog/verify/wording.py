@@ -140,3 +140,20 @@ def check_unknown_in_prose(res: Any, idx: Any, text: str, types: tuple[str, ...]
 @cache
 def _check_name_re(types: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile(_CHECK_NAME.pattern.replace("{types}", "|".join(types)))
+
+
+
+_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+\S|^\S.*\n(?:=+|-+)[ \t]*$", re.M)
+
+
+def check_is_report(res: Any, text: str, tables: int) -> None:
+    """An answer that is empty, or that has no heading, no table and names no check (error text, a refusal), is
+    not a report, whatever the findings are."""
+    if any(b.actual == "no report" for b in res.bad):
+        return  # said already (only a reasoning block)
+    if not text.strip():
+        res.add_bad(None, "(empty)", "no report", "The draft is empty: there is no report.")
+    elif not _HEADING.search(text) and not tables and not res.mentioned:
+        first = " ".join(text.split())[:80]
+        res.add_bad(None, first, "no report", f"The draft is not a report: it has no heading, no table and names "
+                                              f"no check (it begins {first!r}).")
