@@ -1,4 +1,4 @@
-"""verify_fn: a unique check's rows of the duplicated groups, worded without a failure word (watchdog.verify.group_rows)."""
+"""verify_fn: a unique check's rows of the duplicated groups, worded without a failure word."""
 
 from __future__ import annotations
 
