@@ -17,7 +17,8 @@ from watchdog.sandbox import Sandbox
 N = 1500
 
 DDL = {
-    "sqlite": "id INTEGER, line INTEGER, amount DECIMAL(12, 2), score DOUBLE, status TEXT, note TEXT, created TIMESTAMP",
+    "sqlite": "id INTEGER, line INTEGER, amount DECIMAL(12, 2), score DOUBLE, status TEXT, note TEXT, "
+              "created TIMESTAMP",
     "postgresql": "id INTEGER, line INTEGER, amount NUMERIC(12, 2), score DOUBLE PRECISION, status TEXT, note TEXT, "
                   "created TIMESTAMP(3)",
     "mariadb": "id INT, line INT, amount DECIMAL(12, 2), score DOUBLE, status VARCHAR(20), note VARCHAR(20), "
