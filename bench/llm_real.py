@@ -113,7 +113,8 @@ def one_run(label: str, url: str, target: str, mode: str, args: argparse.Namespa
     result = audit["outcome"]
     kind = ("verified first draft" if result == "verified" and audit["fix_rounds"] == 0 else
             "verified after fixes" if result == "verified" else "fallback")
-    return {"model": label, "target": target, "mode": mode, "causes": args.causes, "outcome": kind, "fix_rounds": audit["fix_rounds"],
+    return {"model": label, "target": target, "mode": mode, "causes": args.causes, "outcome": kind,
+            "fix_rounds": audit["fix_rounds"],
             "rounds": [r["step"] for r in rounds], "tokens": audit["tokens"], "wall_s": round(wall, 1),
             "fallback_reason": audit.get("fallback_reason"), "verdicts": verdicts,
             "findings": outcome.doc.summary.to_json_dict(), "report": (out / "report.md").read_text()[:6000],
@@ -127,15 +128,28 @@ def one_run(label: str, url: str, target: str, mode: str, args: argparse.Namespa
 
 
 def grounded(doc: Any, audit: dict[str, Any]) -> dict[str, int] | None:
-    """How many failing checks' causes quote a diagnosis fact (the diagnosis stage's own measure), or None when
-    this build has no such measure."""
-    try:
-        from watchdog.verify.diagnosis import causes_quote_facts  # type: ignore[attr-defined]
-    except ImportError:
-        return None
-    prose = (audit.get("rounds") or [{}])
-    last = next((r for r in reversed(prose) if r.get("step") in ("write", "fix") and r.get("draft")), None)
-    return dict(causes_quote_facts(doc, last["draft"])) if last else None
+    """Of the failing checks whose diagnosis found where their failing rows concentrate, how many have a likely
+    cause naming that place (the segment's value); None when no finding was diagnosed."""
+    from watchdog.graph.compose import Prose
+    from watchdog.verify.diagnosis_facts import DiagFacts, norm
+
+    rounds = audit.get("rounds") or []
+    last = next((r for r in reversed(rounds) if r.get("step") in ("write", "fix") and r.get("answer")), None)
+    prose = None
+    if last is not None:
+        from watchdog.graph.compose import parse_prose
+
+        prose, _ = parse_prose(last["answer"])
+    causes = (prose or Prose()).by_name()
+    failing = quoting = 0
+    for f in doc.findings:
+        facts = DiagFacts.of(f) if f.status in ("fail", "warn") else None
+        if facts is None or not facts.segments:
+            continue
+        failing += 1
+        said = norm(" ".join(causes[f.name].causes)) if f.name in causes else ""
+        quoting += any(seg.named_in(said) for seg in facts.segments)
+    return {"failing": failing, "quoting": quoting} if failing else None
 
 
 def table(results: list[dict[str, Any]]) -> str:

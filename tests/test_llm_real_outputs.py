@@ -106,5 +106,5 @@ def test_program_mode_schema_allows_no_check_entries_when_every_check_passed():
                                   "priorities": [], "checks": []})
     assert missing_prose(prose, []) == []
     prose.checks = Prose.model_validate({"checks": [{"name": "a.b.unique", "causes": ["x"], "fixes": ["y"]}]}).checks
-    assert [part for part, _ in missing_prose(prose, ["c.d.not_null"])] == ["checks.c.d.not_null", "checks.c.d.not_null",
-                                                                            "summary"]
+    parts = [part for part, _ in missing_prose(prose, ["c.d.not_null"])]
+    assert parts == ["checks.c.d.not_null", "checks.c.d.not_null", "summary"]

@@ -15,12 +15,7 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 from tests.fake_models import ScriptedChat, ai
 from watchdog.graph.graph import build_report_graph
 from watchdog.graph.models import Models
-<<<<<<< HEAD
-from watchdog.graph.nodes import make_routers
-=======
 from watchdog.graph.nodes import route_after_evaluate
-from watchdog.graph.review import draft_problems
->>>>>>> main
 from watchdog.settings import LLMConfig
 
 FINDINGS = {
@@ -233,3 +228,16 @@ def test_the_graph_takes_only_its_inputs():
 
     graph = build_report_graph(placeholder_models(), stub_verify)
     assert set(graph.get_input_jsonschema()["properties"]) == {"run_id", "findings", "out_dir", "trends"}
+
+
+def test_a_fix_that_turns_an_issue_into_a_heading_is_sent_back():
+    from watchdog.graph import nodes
+    from watchdog.graph.review import evaluate
+
+    deps = nodes.GraphDeps(models=models([]), verify_fn=stub_verify, config=LLMConfig(review="off"), tools=[])
+    issue = "No checks mentioned in customers.age.range, which failed: 5 failing of 2,000 rows."
+    draft = GOOD + "\n### No checks mentioned in customers.age.range, which failed: 5 failing\n"
+    checked = evaluate({"findings": FINDINGS, "draft": draft, "fix_round": 1, "issues": [issue]}, deps)
+    assert any(m.startswith("The heading 'No checks mentioned in customers.age.range") for m in checked["issues"])
+    clean = evaluate({"findings": FINDINGS, "draft": GOOD, "fix_round": 1, "issues": [issue]}, deps)
+    assert not [m for m in clean["issues"] if m.startswith("The heading")]

@@ -10,15 +10,14 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+from tests.test_verify_corpus import CORPUS, findings, raw_cases, report_of
+from tests.test_verify_real import drafts, path_of
 from watchdog.cli.app import cli
 from watchdog.graph.models import placeholder_models
 from watchdog.graph.nodes import GraphDeps
 from watchdog.graph.review import evaluate
 from watchdog.settings import LLMConfig
 from watchdog.verify import verify_fn
-
-from tests.test_verify_corpus import CORPUS, findings, raw_cases, report_of
-from tests.test_verify_real import drafts, path_of
 
 DEPS = GraphDeps(models=placeholder_models(), verify_fn=verify_fn, config=LLMConfig(review="off", table="model"),
                  tools=[])

@@ -243,8 +243,7 @@ class LLMConfig(_Strict):
     tool_budget: int = Field(default=5, ge=0, le=50)
     tool_max_rows: int = Field(default=20, gt=0, le=200)
     table: Literal["program", "model"] = "model"  #: program: the program writes the table and every number
-    #: program mode: the model writes each check's causes and fixes, or chooses them among the program's candidates
-    causes: Literal["write", "choose"] = "write"
+    causes: Literal["write", "choose"] = "write"  #: program mode: choose causes/fixes among the program's candidates
     review: Literal["gate", "advisory", "off"] = "gate"  #: advisory: recorded, never a fix round
     local: LocalModel | None = None  #: a GGUF file served by llama.cpp for the run (watchdog-dq[local])
 

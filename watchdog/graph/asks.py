@@ -56,7 +56,8 @@ def missing_prose(prose: Prose, names: list[str], rules: dict[str, str] | None =
                 out.append((f"checks.{name}", f"`{name}` has no {label} of its own: the same line is given for "
                                               f"{copied[kind][norm(lines[0])]} checks."))
             elif not own and not any(_words(x) for x in lines):
-                out.append((f"checks.{name}", f"The {label} of `{name}` are not sentences ({lines[0].strip()[:40]!r})."))
+                out.append((f"checks.{name}", f"The {label} of `{name}` are not sentences "
+                                              f"({lines[0].strip()[:40]!r})."))
             elif not own and rule and any(copied_from(x, rule, "") for x in lines):
                 out.append((f"checks.{name}", f"The {label} of `{name}` repeat the check's rule "
                                               f"({lines[0].strip()[:80]!r}), which is what is broken, not why."))
@@ -89,6 +90,34 @@ def _missing_only(said: list[str]) -> bool:
                               for m in said)
 
 
+def _compact(said: list[str], label: str) -> str:
+    """What is wrong with one part, once: a copy is said as a copy (the lines it copied need not be listed again,
+    nor that they are shared with other checks)."""
+    copied = [m for m in said if "copies the example given in the instructions" in m]
+    echoed = [m for m in said if "repeats the instructions given to the model" in m]
+    rest = [m for m in said if m not in copied and m not in echoed and "the same line is given for" not in m]
+    if not (copied or echoed):
+        rest = [m for m in said if m not in copied and m not in echoed]
+    out = []
+    if copied:
+        out.append(f"copies the example given in the instructions ({_quoted(copied[0])}); it says nothing about "
+                   f"this data.")
+    if echoed:
+        out.append(f"repeats the instructions ({_quoted(echoed[0])}).")
+    return " ".join(dict.fromkeys([*out, *(_without(m, label) for m in rest)]))
+
+
+def _quoted(message: str) -> str:
+    start = message.find("'")
+    end = message.find("'", start + 1) if start >= 0 else -1
+    return message[start:end + 1] if 0 <= start < end else "…"
+
+
+def _without(message: str, label: str) -> str:
+    """The message without its own leading name ("`x` has no likely causes." under "`x`:" reads "has no ...")."""
+    return message[len(label) + 1:] if message.startswith(label + " ") else message
+
+
 def ask_for(parts: list[str], issues: list[tuple[str | None, str]], names: list[str],
             choices: dict[str, tuple[list[str], list[str]]] | None = None) -> Ask:
     """The ask for ``parts`` (summary, priorities, checks.<name>), with the issues that point at each: a part that
@@ -103,7 +132,7 @@ def ask_for(parts: list[str], issues: list[tuple[str | None, str]], names: list[
         if not said or _missing_only(said):
             lines.append(f"{label}: {'causes and fixes missing' if part.startswith('checks.') else 'missing'}.")
         else:
-            lines.append(f"{label}: " + " ".join(said))
+            lines.append(f"{label}: " + _compact(said, label))
     general = [m for p, m in issues if p is None]
     lines += [f"Also: {m}" for m in general[:3]]
     keys = tuple(k for k in ("summary", "priorities") if k in parts)

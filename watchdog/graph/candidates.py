@@ -51,7 +51,7 @@ _QUERY = (("A process writes the rows that the query of {n} returns; the sample 
            "The rule behind {n} is not enforced where these rows are written."),
           ("Find the process that writes the rows {n} returns, and correct it.",
            "Enforce the rule behind {n} in the database or the pipeline that writes the rows."))
-_ERROR = (("The check {n} could not run, so the state of its data is unknown.",),
+_ERROR: tuple[tuple[str, ...], tuple[str, ...]] = (("The check {n} could not run, so the state of its data is unknown.",),
           ("Fix the check {n} or the database access it needs, then scan again.",))
 
 
@@ -73,14 +73,22 @@ def candidates(finding: dict[str, Any]) -> tuple[list[str], list[str]]:
 
 
 def _facts(finding: dict[str, Any]) -> list[str]:
-    """Sentences the diagnosis computed for this finding (where its failing rows concentrate), when there are."""
-    diagnosis = finding.get("diagnosis")
-    if not isinstance(diagnosis, dict):
+    """Causes the diagnosis computed for this finding: where its failing rows concentrate (its figures, written as
+    the verifier's own sentence for them), when it was diagnosed and found a concentration."""
+    from watchdog.findings import Finding
+    from watchdog.verify.diagnosis_facts import DiagFacts, segment_text
+
+    if not isinstance(finding.get("diagnosis"), dict):
+        return []
+    try:
+        facts = DiagFacts.of(Finding(**{k: v for k, v in finding.items() if k in Finding.__dataclass_fields__}))
+    except (TypeError, ValueError):
+        return []
+    if facts is None:
         return []
     out = []
-    for key in ("sentences", "facts"):
-        for item in diagnosis.get(key) or []:
-            text = item.get("sentence") if isinstance(item, dict) else item
-            if isinstance(text, str) and text.strip():
-                out.append(text.strip())
-    return out[:3]
+    for seg in facts.segments[:2]:
+        value = "NULL" if seg.value is None else f"'{seg.value}'"
+        out.append(f"{segment_text(seg, facts.failing, facts.total)}: what writes the rows with {seg.column} = "
+                   f"{value} is the likely source.")
+    return out

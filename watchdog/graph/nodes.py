@@ -200,7 +200,8 @@ def _answer(state: ReportState, raw: str) -> dict[str, Any]:
 def replan(state: ReportState) -> dict[str, Any]:
     context = "\n".join(f"- {issue}" for issue in state.get("issues") or [])
     return {"replans": state.get("replans", 0) + 1, "fix_round": 0, "failure_context": context,
-            "outline": None, "prose": None, "flagged": [], "last_answer": None, "trail": [entry("replan", state, failure_context=context)]}
+            "outline": None, "prose": None, "flagged": [], "last_answer": None,
+            "trail": [entry("replan", state, failure_context=context)]}
 
 
 def finalize(state: ReportState) -> dict[str, Any]:

@@ -115,7 +115,7 @@ SAMPLE_ROWS = 2
 
 def _row(f: dict[str, Any]) -> dict[str, Any]:
     keys = _PASSING_KEYS if f.get("status") == "pass" else _PROBLEM_KEYS
-    row = {k: f.get(k) for k in keys if f.get(k) not in (None, [], {})}
+    row: dict[str, Any] = {k: f.get(k) for k in keys if f.get(k) not in (None, [], {})}
     if str(row.get("name", "")).endswith("." + str(row.get("check"))):
         row.pop("check")  # the name says it
     if f.get("status") == "pass" and row.get("failing") == 0:

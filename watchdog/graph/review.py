@@ -16,6 +16,7 @@ from watchdog.graph import asks, compose, prompts
 from watchdog.graph.models import LLMUnavailable
 from watchdog.graph.nodes import GraphDeps, entry, messages_for, with_format
 from watchdog.graph.state import ReportState
+from watchdog.verify.wording import copied_from
 
 
 class Review(BaseModel):
@@ -47,7 +48,15 @@ def structural(state: ReportState, deps: GraphDeps) -> list[tuple[str | None, st
             rules = {str(f["name"]): str(f.get("description") or "") for f in state["findings"].get("findings", [])}
             out += list(asks.missing_prose(prose, prompts.problem_names(state["findings"]), rules))
         return out
-    return out  # whether the draft is a report at all is verify_fn's (one verdict with `watchdog verify`)
+    # whether the draft is a report at all is verify_fn's (one verdict with `watchdog verify`); a fix answer that
+    # turned an issue it was sent into a heading of the report is the graph's to see (it knows what it sent)
+    sent = "\n".join(state.get("issues") or []) if state.get("fix_round") else ""
+    for line in draft.split("\n"):
+        heading = line.strip().lstrip("#").strip()
+        if sent and line.lstrip().startswith("#") and len(heading.split()) >= 8 and copied_from(heading, sent, ""):
+            out.append((None, f"The heading {heading[:100]!r} repeats an issue the fix was sent; it is not part of "
+                              f"the report."))
+    return out
 
 
 def locate(state: ReportState, bad: list[dict[str, Any]]) -> list[str]:
@@ -117,7 +126,9 @@ def evaluate(state: ReportState, deps: GraphDeps) -> dict[str, Any]:
         for item in verified["bad"]:
             if "part" not in item:
                 found = locate(state, [item])
-                pointed.append((found[0] if len(found) == 1 else None, item["message"]))
+                own = f"checks.{item.get('finding')}"
+                part = own if own in found else found[0] if len(found) == 1 else None
+                pointed.append((part, item["message"]))
         flagged = [p for p, _ in problems if p] + locate(state, [b for b in verified["bad"] if "part" not in b])
         update["flagged"] = list(dict.fromkeys(flagged)) if not [p for p, _ in problems if p is None] else []
         update["issue_parts"] = pointed

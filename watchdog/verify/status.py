@@ -63,7 +63,8 @@ _CHECK_VERB = re.compile(
     r"|^\W*it\s+(?:has\s+)?(?P<value2>passed|succeeded|failed|warned|errored)\b", re.I)
 _CAUSE_LABEL = re.compile(r"^[\W_]*(?:likely\s+|possible\s+|root\s+)?(?:causes?|reasons?|why|issues?|problems?|"
                          r"explanation|notes?|details?|finding)[*_\s]*[:—–-]\s*", re.I)
-_KIND_WORDS = {"not_null": r"not[\s_-]*null|null|non[\s_-]*null|completeness", "unique": "unique|uniqueness|duplicates?",
+_KIND_WORDS = {"not_null": r"not[\s_-]*null|null|non[\s_-]*null|completeness",
+               "unique": "unique|uniqueness|duplicates?",
                "pattern": "pattern|format|regex", "accepted_values": r"accepted[\s_-]*values?|allowed[\s_-]*values?",
                "range": "range|bounds?", "foreign_key": r"foreign[\s_-]*key|reference|referential",
                "freshness": "freshness|fresh", "row_count": r"row[\s_-]*count|rows?|volume",

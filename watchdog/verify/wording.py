@@ -77,7 +77,7 @@ def repeated(sentences: Iterable[str], most: int = 3, words: int = 4) -> list[tu
 _FILLER = {"the", "a", "an", "this", "that", "check", "checks", "test", "rule", "is", "was", "has", "have", "been",
            "failed", "fails", "failing", "failure", "not", "passed", "did", "does", "column", "table", "value",
            "values", "of", "in", "for", "on", "if", "to", "be", "it", "are", "there", "some", "data", "field",
-           "check", "ensure", "make", "sure", "verify", "whether", "and", "or", "with", "rows", "row", "records",
+           "ensure", "make", "sure", "verify", "whether", "and", "or", "with", "rows", "row", "records",
            "record", "cause", "causes", "fix", "fixes", "likely", "possible", "suggested", "issue", "problem",
            "by", "at", "should", "must", "all", "every", "so", "because"}
 
