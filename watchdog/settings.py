@@ -25,8 +25,9 @@ from watchdog.database import DatabaseConfig
 from watchdog.defaults import *  # noqa: F403 -- re-exported: the shared defaults live in watchdog.defaults
 from watchdog.defaults import DEFAULT_MAX_ROWS, DEFAULT_PARALLEL, DEFAULT_SAMPLE, DEFAULT_TIMEOUT_S
 from watchdog.errors import ConfigError
-from watchdog.redact import redact_url, register_secret
+from watchdog.redact import register_secret, register_url_secrets
 from watchdog.sandbox.file_tables import check_file_path, check_files, check_table_name
+from watchdog.urls import driver_url
 from watchdog.yaml_lines import DuplicateKeyError, YamlLines, dotted, load_with_lines, shield_references, unshield
 
 ENV_VAR = "WATCHDOG_CONFIG"
@@ -316,6 +317,8 @@ def resolve_url(url: str, root: Path) -> str:
     """A SQLite or DuckDB URL with a relative file path made absolute against ``root``; other URLs unchanged."""
     from sqlalchemy.engine import make_url  # here, not at the top: SQLAlchemy is slow to import
 
+    register_url_secrets(url)
+    url = driver_url(url)
     try:
         parsed = make_url(url)
     except Exception:
@@ -382,7 +385,7 @@ def register_secrets(model: Any) -> None:
         for name in names:
             value = getattr(model, name)
             if name == "url" and isinstance(value, str):
-                redact_url(value)  # registers every secret the URL carries (password, query, webhook token)
+                register_url_secrets(value)  # every secret the URL carries (password, query, webhook token)
             else:
                 register_secrets(value)
     elif isinstance(model, dict):
