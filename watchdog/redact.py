@@ -7,14 +7,15 @@ masks every secret registered so far.
 
 What a URL may not show:
 
-* **credentials** -- everything between ``scheme://`` and the *last* ``@`` of the authority, so an
-  unescaped ``@`` in a password (``u:Abc@TAIL@host``) hides the whole password. The user name before
-  the first ``:`` stays for database URLs (``postgresql://reader:***@db/shop``);
+* **credentials** -- the password by the one rule of :mod:`watchdog.urls` (the user info ends at the
+  *last* ``@`` before the host, so ``u:p@ss#word@host`` hides all of ``p@ss#word``). The user name
+  stays for database URLs (``postgresql://reader:***@db/shop``);
 * **secret query parameters** -- ``password``, ``sslpassword``, ``passfile``, ``sslkey`` and any
   name holding *password*, *secret*, *token*, *key*, *auth*, *credential* or *signature*
   (``api_key``, ``access_token``, ``client_secret``...);
 * for **web URLs** (http, https -- webhooks carry their secret anywhere): the user name too, the
-  whole query string, the fragment, and token-like path segments (Slack- and Discord-style hooks).
+  whole query string, the fragment, and token-like path segments (Slack- and Discord-style hooks);
+* in any text, libpq's ``password=...`` keyword (``password='a b'`` quoted too).
 
 Each secret found is also remembered (:func:`register_secret`), so it is masked wherever else it
 shows up later -- a driver's error message, a traceback, a libpq ``password=...`` string.
@@ -42,10 +43,9 @@ _TOKEN_SEGMENT = re.compile(r"^(?=.*\d)[A-Za-z0-9_\-.~%]{16,}$")
 
 def register_secret(value: str | None) -> None:
     """Remember ``value`` as a secret to be masked from now on (short values are ignored)."""
-    if value and len(value) >= 3:
-        _secrets.add(value)
-        if unquote(value) != value:
-            _secrets.add(unquote(value))
+    for form in {value, unquote(value)} if value else ():
+        if len(form) >= 3:
+            _secrets.add(form)
 
 
 def register_url_secrets(url: str) -> None:

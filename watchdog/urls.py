@@ -9,7 +9,10 @@ redaction of every message (:mod:`watchdog.redact`) read a URL's credentials thr
 * the **password** is everything between the first ``:`` of the user info and that ``@``;
 * "the host" is the last ``@``-free run after an ``@`` that reads as ``host[:port]`` (a comma-separated
   list for libpq) and is followed by ``/``, ``?`` or the end. Without a ``:`` (no password) the user
-  info cannot hold ``/``, ``?`` or ``#``: an ``@`` behind those is in the path or query.
+  info cannot hold ``/``, ``?`` or ``#``: an ``@`` behind those is in the path or query. Where a URL has
+  a ``:`` before an ``@`` (a password, or a port), an ``@`` in its path or query must be written ``%40``:
+  it is read as the end of the user info, so more is hidden, and the connection fails with a hint to
+  percent-encode. Hiding too much is the safe way to be wrong.
 
 :func:`driver_url` writes such a URL as drivers read it -- the user name, the password and secret query
 values percent-encoded (``%40`` for ``@``, ``%23`` for ``#``; an existing ``%XX`` stays an escape), the
@@ -28,7 +31,7 @@ from urllib.parse import quote, unquote
 
 _SCHEME = re.compile(r"(?P<scheme>[a-zA-Z][a-zA-Z0-9+.\-]*)://")
 #: one ``host[:port]`` of an authority: a bracketed IPv6 literal or a name without separators
-_HOSTPORT = re.compile(r"(?:\[[0-9A-Za-z:.%_\-]*\]|[^\s@/?#:\[\]\"'<>\\,]*)(?::\d*)?")
+_HOSTPORT = re.compile(r"(?:\[[0-9A-Fa-f:.]+(?:%[\w.\-]+)?\]|[A-Za-z0-9\-._~%]*)(?::\d+)?")
 #: a query parameter whose value is a secret
 SECRET_PARAM = re.compile(r"passfile|[\w.\-]*(?:pass(?:word|wd)?|pwd|secret|token|key|auth|credential|signature)"
                           r"[\w.\-]*", re.IGNORECASE)
@@ -69,12 +72,12 @@ def split_url(url: str) -> UrlParts | None:
     if not match:
         return None
     scheme, rest = match.group("scheme"), url[match.end():]
-    userinfo, rest, ambiguous = _cut_userinfo(rest)
+    web = scheme.lower() in WEB_SCHEMES
+    userinfo, rest, ambiguous = _cut_userinfo(rest, "/?#" if web else "/?")
     user = password = None
     if userinfo is not None:
         user, colon, pw = userinfo.partition(":")
         password = pw if colon else None
-    web = scheme.lower() in WEB_SCHEMES
     ends = [i for i in (rest.find(c) for c in ("/?#" if web else "/?")) if i >= 0]
     cut = min(ends) if ends else len(rest)
     authority, tail = rest[:cut], rest[cut:]
@@ -82,24 +85,20 @@ def split_url(url: str) -> UrlParts | None:
     return UrlParts(scheme, user, password, authority, path, query, bool(question), ambiguous)
 
 
-def _cut_userinfo(rest: str) -> tuple[str | None, str, bool]:
-    """(user info, what follows its ``@``, ambiguous) of what follows ``scheme://``."""
+def _cut_userinfo(rest: str, ends: str) -> tuple[str | None, str, bool]:
+    """(user info, what follows its ``@``, ambiguous) of what follows ``scheme://``; ``ends``: the characters
+    that may follow a host (a database URL has no fragment: ``#`` is not one of them)."""
     first_at = rest.find("@")
     if first_at < 0 or rest.startswith("/"):
         return None, rest, False
-    before = rest[:first_at]
-    colon = before.find(":")
-    stops = [i for i in (before.find(c) for c in "/?#") if i >= 0]
-    if stops and (colon < 0 or colon > min(stops)):
-        return None, rest, False  # "user@" cannot hold "/", "?" or "#": this @ is in the path or query
-    if colon < 0:  # no password: the user info ends at the last @ before the first / ? #
-        ends = [i for i in (rest.find(c, first_at) for c in "/?#") if i >= 0]
-        last = rest.rfind("@", 0, min(ends) if ends else len(rest))
-        return rest[:last], rest[last + 1:], False
-    hosts = [i for i in _ats(rest) if _reads_as_host(rest, i)]
-    if not hosts:  # no @ is followed by a host: hide everything up to the last @ of all
-        last = rest.rfind("@")
-        return rest[:last], rest[last + 1:], True
+    colon = rest.find(":")
+    if colon < 0 or rest.find("@", colon) < 0:  # no password: "user@" holds no "/", "?" or "#"
+        stops = [i for i in (rest.find(c) for c in "/?#") if i >= 0]
+        last = rest.rfind("@", 0, min(stops) if stops else len(rest))
+        return (None, rest, False) if last < 0 else (rest[:last], rest[last + 1:], False)
+    hosts = [i for i in _ats(rest) if i > colon and _reads_as_host(rest, i, ends)]
+    if not hosts:  # no @ is followed by a host: all of it may be the password (it is hidden, and fails)
+        return rest, "", True
     last = hosts[-1]
     return rest[:last], rest[last + 1:], len(hosts) > 1
 
@@ -108,10 +107,10 @@ def _ats(text: str) -> list[int]:
     return [i for i, c in enumerate(text) if c == "@"]
 
 
-def _reads_as_host(rest: str, at: int) -> bool:
+def _reads_as_host(rest: str, at: int, ends: str) -> bool:
     tail = rest[at + 1:]
-    ends = [i for i in (tail.find(c) for c in "/?#") if i >= 0]
-    authority = tail[:min(ends)] if ends else tail
+    cuts = [i for i in (tail.find(c) for c in ends) if i >= 0]
+    authority = tail[:min(cuts)] if cuts else tail
     return "@" not in authority and all(_HOSTPORT.fullmatch(part) for part in authority.split(","))
 
 
@@ -173,11 +172,26 @@ def url_secrets(url: str, *, web_rules: bool = True) -> list[str]:
     for _sep, name, value in query_pairs(parts.query) if parts.has_query else ():
         if value != "\0" and (is_secret_param(name) or (web and len(value) >= MIN_WEB_VALUE)):
             found.append(value)
+    found += _secret_params_anywhere(url)
     out: list[str] = []
     for value in found:
         for form in (value, unquote(value), encode(value)):
             if len(form) >= MIN_SECRET and form not in out:
                 out.append(form)
+    return out
+
+
+_ANY_PARAM = re.compile(r"[?&;]([A-Za-z_][\w.\-]*)=")
+
+
+def _secret_params_anywhere(url: str) -> list[str]:
+    """Secret ``name=value`` pairs wherever they stand, also where a raw ``@`` in a value made the parser
+    read them as user info: their values are registered all the same."""
+    out = []
+    for match in _ANY_PARAM.finditer(url):
+        if is_secret_param(match.group(1)):
+            end = _PARAM_START.search(url, match.end())
+            out.append(url[match.end():end.start() if end else len(url)])
     return out
 
 
@@ -274,7 +288,8 @@ def _quoted(text: str, i: int) -> tuple[str, int]:
 
 
 def dsn_url(text: str) -> str:
-    """A libpq keyword string as a ``postgresql+psycopg://`` URL (every value percent-encoded)."""
+    """A libpq keyword string as a ``postgresql+psycopg://`` URL (every value percent-encoded: a ``%`` in
+    a keyword value is a plain character)."""
     values = dict(dsn_pairs(text))
     user, password = values.pop("user", None), values.pop("password", None)
     host, port = values.pop("host", ""), values.pop("port", "")
@@ -284,7 +299,12 @@ def dsn_url(text: str) -> str:
         host = ""
     info = ""
     if user is not None or password is not None:
-        info = encode(user or "") + ("" if password is None else ":" + encode(password)) + "@"
+        info = literal(user or "") + ("" if password is None else ":" + literal(password)) + "@"
     authority = (f"[{host}]" if ":" in host else host) + (f":{port}" if port else "")
-    query = "&".join(f"{k}={encode(v)}" for k, v in values.items())
-    return f"postgresql+psycopg://{info}{authority}/{encode(dbname)}" + (f"?{query}" if query else "")
+    query = "&".join(f"{k}={literal(v)}" for k, v in values.items())
+    return f"postgresql+psycopg://{info}{authority}/{literal(dbname)}" + (f"?{query}" if query else "")
+
+
+def literal(text: str) -> str:
+    """``text`` percent-encoded entirely (a ``%`` included): for values that hold no escapes."""
+    return quote(text, safe="")

@@ -288,7 +288,10 @@ class MySQLSession(EngineSession):
     _GONE_CODES = {2002, 2003, 2006, 2013, 2055}
 
     def __init__(self, url: URL, encoding_hint: bool = False):
-        super().__init__(url, {"connect_timeout": CONNECT_TIMEOUT_S, "charset": "utf8mb4"})
+        # PyMySQL sends a str password as Latin-1 (a password with "✓" cannot connect): send its UTF-8 bytes
+        password = url.password.encode("utf-8") if isinstance(url.password, str) else None
+        super().__init__(url, {"connect_timeout": CONNECT_TIMEOUT_S, "charset": "utf8mb4",
+                               **({"password": password} if password else {})})
         self.encoding_hint = encoding_hint
 
     def _begin(self, conn: sa.Connection, raw: Any, timeout_s: float) -> None:

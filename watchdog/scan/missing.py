@@ -32,10 +32,8 @@ def _table_hint(table: str, sandbox: Sandbox) -> str:
     bare = {n.rpartition(".")[2]: n for n in names}  # "public.orders" is also "orders"
     if table.casefold() in folded or table.rpartition(".")[2].casefold() in {b.casefold() for b in bare}:
         return ""  # the table is there: a column is missing
-    found = closest(table, names) or closest(table.rpartition(".")[2], bare)
-    if found is None:
-        return ""
-    return f" (did you mean {bare.get(found, found)!r}?)"
+    found = closest(table, names) if "." in table else closest(table, bare)  # as the suite names it
+    return "" if found is None else f" (did you mean {found!r}?)"
 
 
 def _column_hint(check: Check, table: str, sandbox: Sandbox) -> str:
