@@ -161,3 +161,57 @@ def test_every_check_type_module_is_in_the_lazy_map():
         importlib.import_module(f"{package.__name__}.{module.name}")
     assert set(_REGISTRY) == set(KIND_MODULES)
     assert all(_REGISTRY[kind].__module__.endswith("." + KIND_MODULES[kind]) for kind in KIND_MODULES)
+
+
+def test_a_table_may_be_a_mapping_of_table_options_and_checks(write_suite):
+    path = write_suite("""\
+tables:
+  contacts:
+    segments: [source, country]
+    timestamp_column: created_at
+    checks:
+      - not_null: email
+      - unique: email
+  companies:
+    - not_null: name
+""")
+    checks = {c.name: c for c in load_suite(path).checks}
+    assert set(checks) == {"contacts.email.not_null", "contacts.email.unique", "companies.name.not_null"}
+    options = checks["contacts.email.unique"].table_options
+    assert dict(options) == {"segments": ("source", "country"), "timestamp_column": "created_at"}
+    assert checks["contacts.email.not_null"].line == 6
+    assert dict(checks["companies.name.not_null"].table_options) == {}
+    with pytest.raises(TypeError):
+        options["segments"] = ()  # type: ignore[index]
+
+
+def test_table_option_mistakes_name_file_line_and_the_closest_option(write_suite):
+    path = write_suite("""\
+tables:
+  contacts:
+    segmnets: [source]
+    timestamp_column: [a, b]
+    segments: []
+    checks:
+      - not_null: emial
+      - nott_null: email
+  orders:
+    checks: {not_null: id}
+""")
+    found = problems_of(path)
+    assert any(f"{path}:3: tables.contacts.segmnets: unknown table option 'segmnets' (did you mean 'segments'?)"
+               in p for p in found), found
+    assert any(f"{path}:4: tables.contacts.timestamp_column: expected a column name" in p for p in found), found
+    assert any(f"{path}:5: tables.contacts.segments: expected a list of column names" in p for p in found), found
+    assert any(f"{path}:8: tables.contacts.checks[1].nott_null: unknown check type" in p for p in found), found
+    assert any(f"{path}:10: tables.orders.checks: expected a list of checks" in p for p in found), found
+    assert len(found) == 5, found
+
+
+def test_a_table_mapping_without_checks_has_no_checks(write_suite):
+    path = write_suite("""\
+tables:
+  contacts:
+    segments: [source]
+""")
+    assert any("the suite has no checks" in p for p in problems_of(path))

@@ -14,10 +14,11 @@ from typing import Any
 import yaml
 
 from watchdog.errors import ConfigError
-from watchdog.scan.anomalies import suite_problems
+from watchdog.scan.anomaly_series import suite_problems
 from watchdog.scan.check_types import Check, check_types
 from watchdog.scan.check_types.fields import OptionsError
 from watchdog.scan.sqlbuild import split_name
+from watchdog.scan.table_options import CHECKS_KEY, NO_OPTIONS, frozen, table_options
 from watchdog.yaml_lines import DuplicateKeyError, YamlLines, dotted, load_with_lines
 
 TOP_LEVEL_KEYS = ("tables", "custom_sql", "allow_empty")
@@ -129,7 +130,8 @@ class _SuiteReader:
                              "under `tables:` or `custom_sql:`, or set `allow_empty: true` if that is intended")
 
     def read_tables(self, tables: Any) -> list[Check]:
-        """The checks under ``tables:``, a mapping of table name to a list of checks."""
+        """The checks under ``tables:``, a mapping of table name to a list of checks, or to a mapping of
+        table options (:mod:`watchdog.scan.table_options`) and ``checks:``."""
         if not isinstance(tables, dict):
             self.problem(("tables",), f"expected a mapping of table name to a list of checks, got {_kind(tables)}")
             return []
@@ -140,14 +142,43 @@ class _SuiteReader:
             except ValueError as exc:
                 self.problem(("tables", table), f"invalid table name: {exc}")
                 continue
+            at: tuple[Any, ...] = ("tables", table)
+            options = NO_OPTIONS
+            if isinstance(entries, dict):
+                options = self.read_table_options(at, entries)
+                entries = entries.get(CHECKS_KEY)
+                at = at + (CHECKS_KEY,)
+                if entries is None:
+                    entries = []
             if not isinstance(entries, list):
-                self.problem(("tables", table), f"expected a list of checks, got {_kind(entries)}")
+                self.problem(at, f"expected a list of checks (or a mapping of table options and `checks:`), "
+                                 f"got {_kind(entries)}")
                 continue
             for i, entry in enumerate(entries):
-                check = self.read_check(str(table), entry, ("tables", table, i))
+                check = self.read_check(str(table), entry, at + (i,))
                 if check:
+                    check.table_options = options
                     checks.append(check)
         return checks
+
+    def read_table_options(self, at: tuple[Any, ...], mapping: dict[Any, Any]) -> Any:
+        """The table options of a table written as a mapping (every problem recorded with its line)."""
+        known = table_options()
+        values: dict[str, Any] = {}
+        for key, value in mapping.items():
+            if key == CHECKS_KEY:
+                continue
+            option = known.get(str(key))
+            if option is None:
+                names = [CHECKS_KEY, *known]
+                self.problem(at + (key,), f"unknown table option {key!r}{_suggest(key, names)}; "
+                                          f"expected `checks:` and any of {', '.join(sorted(known))}")
+                continue
+            try:
+                values[option.name] = option.parse(value)
+            except ValueError as exc:
+                self.problem(at + (key,), f"{exc} ({option.name}: {option.help})")
+        return frozen(values)
 
     def read_custom_sql(self, customs: Any) -> list[Check]:
         """The checks under ``custom_sql:``, a list of mappings with a name and a query."""

@@ -20,6 +20,7 @@ from watchdog.errors import WatchdogError
 from watchdog.scan import sqlbuild
 from watchdog.scan.check_types.anomaly_options import AnomalyOptions
 from watchdog.scan.check_types.fields import Options, option, options_class
+from watchdog.scan.table_options import NO_OPTIONS
 
 Severity = Literal["fail", "warn"]
 
@@ -32,7 +33,7 @@ class CheckOptions(Options):
     severity: Severity = "fail"
     where: str | None = option(None, min_length=1)
     description: str | None = None
-    #: judge the check's figure against its history (see scan/anomalies.py)
+    #: judge the check's figure against its history (see scan/anomaly_series.py)
     anomaly: AnomalyOptions | None = None
 
 
@@ -190,6 +191,9 @@ class Check:
         self.line: int | None = None
         #: ``{column: (kind, declared type)}`` from the catalogue (see ``needs_column_types``)
         self.column_kinds: dict[str, tuple[str, str]] = {}
+        #: the options the suite sets for the check's table (``segments``, ``timestamp_column``, ...: see
+        #: :mod:`watchdog.scan.table_options`); read-only, empty when the table sets none
+        self.table_options: Mapping[str, Any] = NO_OPTIONS
 
     def column_kind(self, column: str | None) -> tuple[str, str]:
         """(kind, declared type) of ``column``; ``("unknown", "")`` when the catalogue did not say."""
