@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from sqlglot import exp
 
 from watchdog.errors import WatchdogError
-from watchdog.scan import anomalies, sqlbuild
+from watchdog.scan import anomaly_series, sqlbuild
 from watchdog.scan.check_types import Aggregate, Check, Columns, Metric, Standalone
 
 MAX_COLUMNS_PER_SELECT = 200
@@ -53,7 +53,7 @@ def plan(checks: list[Check], dialect: str, *, sample: int = 0, max_columns: int
     standalone: dict[str, Standalone | Columns] = {}
     for check in checks:
         try:
-            metrics = check.metrics(dialect) + anomalies.extra_metrics(check, dialect)
+            metrics = check.metrics(dialect) + anomaly_series.extra_metrics(check, dialect)
         except (WatchdogError, ValueError) as exc:
             result.errors[check.name] = str(exc)
             continue

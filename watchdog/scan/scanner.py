@@ -30,7 +30,7 @@ from watchdog.errors import (
 from watchdog.findings import SAMPLE_TEXT_LIMIT, Finding, FindingsDoc, Status, Summary, jsonable
 from watchdog.redact import redact
 from watchdog.sandbox import Sandbox
-from watchdog.scan import anomalies
+from watchdog.scan import anomaly_series
 from watchdog.scan.check_types import Aggregate, Check, Columns, Measurement, Metric, Standalone
 from watchdog.scan.check_types.base import SampleSpec
 from watchdog.scan.parallel import run_statements
@@ -237,10 +237,10 @@ def _finding(sandbox: Sandbox, check: Check, needs: list[Metric] | None, plan_er
         return Finding(**base, status="error", error=_explain(failures[0], check)), None
     try:
         values = {metric: measured.values[metric] for metric in needs}
-        m = anomalies.evaluate(check, check.measure(values, sandbox.dialect), values)
+        m = anomaly_series.evaluate(check, check.measure(values, sandbox.dialect), values)
     except (QueryError, ValueError, TypeError) as exc:
         return Finding(**base, status="error", error=redact(exc)), None
-    status: Status = check.options.severity if anomalies.breached(check, m) else "pass"
+    status: Status = check.options.severity if anomaly_series.breached(check, m) else "pass"
     finding = Finding(**base, status=status, failing=m.failing, total=m.total, rate=m.rate, observed=m.observed,
                       details=jsonable(m.details))
     return finding, m

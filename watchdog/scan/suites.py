@@ -14,7 +14,7 @@ from typing import Any
 import yaml
 
 from watchdog.errors import ConfigError
-from watchdog.scan.anomalies import suite_problems
+from watchdog.scan.anomaly_series import suite_problems
 from watchdog.scan.check_types import Check, check_types
 from watchdog.scan.check_types.fields import OptionsError
 from watchdog.scan.sqlbuild import split_name

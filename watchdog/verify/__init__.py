@@ -84,7 +84,9 @@ is the database's column names); the finding's own description when quoted.
 
 **What kind of count.** "distinct/different … duplicated/repeated values", "groups" →
 ``details.duplicate_values``; "excess/extra/redundant/beyond the first", "would remove N" →
-``details.excess_rows``; failure words (failing, null, missing, invalid, orphaned, duplicate, ...) →
+``details.excess_rows``; a ``unique`` check's rows worded as the rows of the duplicated groups ("10 rows in all",
+"across 10 rows", "3 ISBNs appear 10 times") → failing (or total), :mod:`~watchdog.verify.group_rows`;
+failure words (failing, null, missing, invalid, orphaned, duplicate, ...) →
 failing (also accepts the duplicate figures and ``max_count``); "of N", "total:", "checked/scanned" →
 total (or ``observed``); complements ("non-null", "valid", "passing", "remaining") and plain "rows" →
 any fact.

@@ -14,6 +14,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from watchdog.verify.group_rows import rows_of_groups
 from watchdog.verify.locate import CHECK_TYPES, Index, IndexedFinding, Mention
 from watchdog.verify.markdown import Code
 from watchdog.verify.numbers import MASK, Num, extract_numbers, mask_non_numbers
@@ -240,6 +241,20 @@ def _duration(site: _Site) -> Verdict | None:
     return "age", bool(_AGE_WORDS.search(window))
 
 
+def _group_rows(site: _Site) -> Verdict | None:
+    """A ``unique`` check's rows in the duplicated groups: "10 rows in all", "across 10 rows", "appear 10 times"."""
+    num, item = site.num, site.item
+    if (item.f.check != "unique" or num.percent or (num.word and num.value <= 1) or len(site.names_at) > 1
+            or _SKIP_BEFORE.search(site.before) or _RELATIVE.search(site.clause_before[-30:])
+            or any(s >= site.clause_start and e <= num.start for s, e in site.literals)
+            or _PARTIAL.search(site.before_full[max(site.before_full.rfind(". "), site.before_full.rfind("\n")) + 1:])):
+        return None
+    counts_rows = site.head in _ROW_NOUNS or site.head in item.own_table_nouns
+    if rows_of_groups(site.low, num.start, num.end, site.after_words, site.noun_at, counts_rows):
+        return "group_rows", True
+    return None
+
+
 def _not_a_count(site: _Site) -> Verdict | None:
     """A list number, a sample, a value in code or quotes, a change or an aggregate."""
     num, after = site.num, site.after_words
@@ -403,4 +418,5 @@ def _kind_of(site: _Site, source: str, head: str) -> str:
     return "generic"
 
 
-_RULES = (_duration, _not_a_count, _not_this_finding, _percent_or_threshold, _whole_or_part, _under_header, _worded)
+_RULES = (_duration, _group_rows, _not_a_count, _not_this_finding, _percent_or_threshold, _whole_or_part, _under_header,
+          _worded)

@@ -22,7 +22,8 @@ __all__ = ["check_numbers", "compare"]
 
 _RATE_AFTER = re.compile(r"\s*(?:fail(?:ure|ing)?\s+|error\s+|warn(?:ing)?\s+)?rate\b", re.I)
 _OK_WORDS = {"failing": "failing", "failing_strict": "failing", "dup": "duplicate_values", "excess": "excess_rows",
-             "total": "total", "generic": "a fact", "passing": "the passing rows", "rate": "the rate", "age": "the age",
+             "group_rows": "the rows of the duplicated groups", "total": "total", "generic": "a fact",
+             "passing": "the passing rows", "rate": "the rate", "age": "the age",
              "threshold": "a threshold"}
 
 

@@ -103,6 +103,12 @@ class Facts:
     def _excess(self) -> list[float]:
         return [self.excess] if self.excess is not None else self._failing()
 
+    def _group_rows(self) -> list[float]:
+        """"10 rows in all" of a unique check: the rows of the duplicated groups (or, read so, the table's rows)."""
+        if self.failing is None:
+            return self._generic()
+        return [self.failing] + ([self.total] if self.total is not None else [])
+
     def _total(self) -> list[float]:
         out = [v for v in (self.total, self.observed if self.check == "row_count" else None) if v is not None]
         if out and self.failing is not None and self.failing == self.total:
@@ -144,7 +150,8 @@ class Facts:
 
 
 _VALUE_RULES = {"failing_strict": Facts._failing_strict, "failing": Facts._failing, "dup": Facts._dup,
-                "excess": Facts._excess, "total": Facts._total, "generic": Facts._generic,
+                "excess": Facts._excess, "group_rows": Facts._group_rows, "total": Facts._total,
+                "generic": Facts._generic,
                 "passing": Facts._passing, "rate": Facts._rate,
                 "age": Facts._age}
 
@@ -214,6 +221,8 @@ def actual_label(item: IndexedFinding, kind: str) -> str:
         return "rows beyond the first of each duplicate group"
     if kind == "passing" and f.failing is not None and f.total is not None:
         return "rows that pass"
+    if kind == "group_rows" and f.failing is not None:
+        return "rows in the duplicated groups"
     if f.failing is not None:
         return "failing rows" if f.check != "custom_sql" else "rows returned"
     return "rows"

@@ -33,7 +33,7 @@ class CheckOptions(Options):
     severity: Severity = "fail"
     where: str | None = option(None, min_length=1)
     description: str | None = None
-    #: judge the check's figure against its history (see scan/anomalies.py)
+    #: judge the check's figure against its history (see scan/anomaly_series.py)
     anomaly: AnomalyOptions | None = None
 
 
