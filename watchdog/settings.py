@@ -142,6 +142,8 @@ class AuditConfig(_Strict):
     llm: bool = False
     review: bool = False
     sample: int = Field(default=DEFAULT_SAMPLE, ge=0)
+    #: explain each failing check (where its rows concentrate, since when, which values)
+    diagnose: bool = True
     deliver: list[DeliveryChannel] = Field(default_factory=list)
 
     @field_validator("schedule")

@@ -40,9 +40,12 @@ if TYPE_CHECKING:  # the scanner is imported inside the commands (``scan`` start
                    f"(default: the database's parallel, else {DEFAULT_PARALLEL}; 1: one at a time).")
 @click.option("--llm", is_flag=True, help="Also have an LLM write the report; its numbers are verified "
               "(needs OPENAI_API_KEY and/or OPENAI_BASE_URL, or llm: in the config).")
+@click.option("--no-diagnose", "no_diagnose", is_flag=True,
+              help="Do not diagnose failing checks (where their rows concentrate, since when, which values).")
 @config_option
 def scan(db: str | None, files: tuple[str, ...], checks: tuple[str, ...], out_dir: Path | None, as_json: bool,
-         sample: int, timeout_s: float | None, parallel: int | None, llm: bool, config_path: Path | None) -> None:
+         sample: int, timeout_s: float | None, parallel: int | None, llm: bool, no_diagnose: bool,
+         config_path: Path | None) -> None:
     """Run check suites against a database and write findings.json and report.md.
 
     Exit code: 0 all passed, 1 a check failed, 2 only warnings, 3 an error
@@ -70,7 +73,7 @@ def scan(db: str | None, files: tuple[str, ...], checks: tuple[str, ...], out_di
     target = out_dir or timestamp_dir(Path("reports").resolve() / "adhoc")
     with console.scan_progress(enabled=True) as progress:
         outcome = run_scan(database, checks, out_dir=target, sample=sample, on_progress=progress, llm=llm,
-                           settings=settings)
+                           settings=settings, diagnose=not no_diagnose)
     _show_outcome(outcome, as_json)
     sys.exit(int(outcome.exit_code))
 

@@ -24,6 +24,7 @@ from markupsafe import Markup
 from watchdog.delivery.base import DeliveryError, RunPackage, network_reason
 from watchdog.findings import FindingsDoc
 from watchdog.redact import MASK, redact, register_secret
+from watchdog.report.diagnosis_text import sentences
 from watchdog.report.escape import plain_text
 from watchdog.report.html import environment, figures
 from watchdog.settings import SmtpConfig
@@ -42,7 +43,8 @@ def email_context(package: RunPackage, doc: FindingsDoc, *, attached: bool) -> d
     """What the two e-mail templates show: summary, changes, a row per problem, where the run is filed."""
     trends = package.trends or {}
     rows = [{"name": f.name, "status": f.status, "mark": trends.get(f.name, ""),
-             "figures": (f"could not run: {plain_text(f.error, 200)}" if f.status == "error" else figures(f))}
+             "figures": (f"could not run: {plain_text(f.error, 200)}" if f.status == "error" else figures(f)),
+             "diagnosis": " ".join(sentences(f))}
             for f in doc.findings if f.status in ("fail", "warn", "error")]
     rank = {"fail": 0, "error": 1, "warn": 2}
     rows.sort(key=lambda r: rank[r["status"]])  # stable: suite order within a status

@@ -19,13 +19,14 @@ from watchdog.defaults import DIAGNOSE_MAX_STATEMENTS, DIAGNOSE_TIMEOUT_S
 from watchdog.diagnose import statements as st
 from watchdog.diagnose.rule import Segment, concentrations
 from watchdog.errors import QueryTimeout, SandboxError, WatchdogError
-from watchdog.findings import SAMPLE_TEXT_LIMIT, Finding, jsonable
+from watchdog.findings import SAMPLE_TEXT_LIMIT, Finding, FindingsDoc, jsonable
 from watchdog.redact import redact
 from watchdog.sandbox import Sandbox
 from watchdog.scan.check_types import Check
 from watchdog.scan.check_types.base import RowFlag
 from watchdog.scan.scanner import with_column_types
 from watchdog.scan.sqlbuild import split_name
+from watchdog.scan.table_options import DiagnoseOptions
 
 #: candidate segment columns per table, at most (in the table's column order)
 MAX_CANDIDATES = 8
@@ -61,7 +62,7 @@ class _Budget:
         return remaining
 
 
-class _Stop(Exception):
+class _Stop(WatchdogError):
     """The table's diagnosis stops here (budget spent or a statement failed): ``reason`` says why."""
 
     def __init__(self, reason: str):
@@ -86,9 +87,13 @@ def diagnose(sandbox: Sandbox, checks: Sequence[Check], findings: Sequence[Findi
     by_name = {c.name: c for c in with_column_types(sandbox, list(checks))}
     out: dict[str, dict[str, Any]] = {}
     tables: dict[str, list[_Item]] = {}
+    budgets: dict[str, _Budget] = {}
     for finding in findings:
         check = by_name.get(finding.name)
-        if check is None or not wanted(finding, passing):
+        if check is None:
+            continue
+        options = check.table_options.get("diagnose") or DiagnoseOptions()
+        if not options.enabled or not wanted(finding, passing or options.passing):
             continue
         diagnosis: dict[str, Any] = {}
         streak = first_failed_run(check.past) if finding.status != "pass" else None
@@ -103,9 +108,24 @@ def diagnose(sandbox: Sandbox, checks: Sequence[Check], findings: Sequence[Findi
             flag = None
         if flag is not None:
             tables.setdefault(check.table, []).append(_Item(check, finding, flag, diagnosis))
+            budgets.setdefault(check.table, _Budget(options.statements or max_statements,
+                                                    options.timeout_s or timeout_s))
     for table, items in tables.items():
-        _diagnose_table(sandbox, table, items, _Budget(max_statements, timeout_s))
+        _diagnose_table(sandbox, table, items, budgets[table])
     return out
+
+
+def diagnose_doc(sandbox: Sandbox, checks: Sequence[Check], doc: FindingsDoc, **options: Any) -> None:
+    """Diagnose ``doc``'s findings and put each diagnosis on its finding. Never raises but for Ctrl-C: a
+    diagnosis that fails is recorded as its ``error`` (the findings themselves are never touched)."""
+    try:
+        found = diagnose(sandbox, checks, doc.findings, **options)
+    except Exception as exc:  # a bug or an unexpected driver error must not cost the scan its findings
+        message = f"the diagnosis failed: {redact(exc)}"
+        found = {f.name: {"error": message} for f in doc.findings if wanted(f, options.get("passing", False))}
+    for finding in doc.findings:
+        if finding.name in found:
+            finding.diagnosis = found[finding.name]
 
 
 def first_failed_run(past: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
@@ -135,7 +155,9 @@ def _diagnose_table(sandbox: Sandbox, table: str, items: list[_Item], budget: _B
         if declared:
             columns = [st.Column(c, kinds.get(c, ("unknown", ""))[0]) for c in declared]
         else:
-            columns = _candidates(sandbox, table, kinds, timestamp, budget)
+            everyones = set.intersection(*[_own_columns(i) for i in items])  # no check of the table could use them
+            columns = _candidates(sandbox, table, {k: v for k, v in kinds.items() if k not in everyones}, timestamp,
+                                  budget)
         if columns or timestamp:
             _segments(sandbox, table, items, columns, timestamp, budget)
         _failing(sandbox, table, items, kinds, timestamp, budget)
@@ -188,8 +210,9 @@ def _candidates(sandbox: Sandbox, table: str, kinds: Mapping[str, tuple[str, str
     rows = _run(sandbox, st.probe(table, names, sandbox.dialect), 2, budget, "probe of segment columns")
     if not rows:
         return []
-    counts = [int(v or 0) for v in rows[0]]
-    keep = [n for n, d in zip(names, counts, strict=False) if 1 <= d <= st.MAX_SEGMENT_VALUES]
+    *counts, probed = [int(v or 0) for v in rows[0]]
+    # a column whose every probed value is distinct is a key: each of its segments holds one row
+    keep = [n for n, d in zip(names, counts, strict=False) if 1 <= d <= st.MAX_SEGMENT_VALUES and d < probed]
     return [st.Column(n, kinds[n][0]) for n in keep[:MAX_CANDIDATES]]
 
 

@@ -44,11 +44,29 @@ def _null() -> exp.Expr:
     return exp.Null()
 
 
-def _wrap(select: exp.Select, name: str) -> exp.Select:
+def _named(*items: exp.Expr) -> list[exp.Expr]:
+    """Union members' columns named wd_c0, wd_c1, ... (a derived table's columns need distinct names on MySQL)."""
+    return [exp.alias_(item, f"wd_c{k}", copy=False) for k, item in enumerate(items)]
+
+
+def _typed_null(name: str, cte: str, dialect: str) -> exp.Expr:
+    """NULL of the type of ``cte``'s column ``name`` in the first union member: PostgreSQL types a union's
+    columns member by member, so a column NULL in the first two members would be text for the third."""
+    if dialect != "postgres":
+        return _null()
+    return exp.select(exp.column(name), copy=False).from_(cte, copy=False).limit(0, copy=False).subquery(copy=False)
+
+
+def _wrap(select: exp.Select, name: str, dialect: str) -> exp.Expr:
+    """A union member with its own ORDER BY/LIMIT. PostgreSQL: in parentheses, so that its NULL columns take
+    their type from the other members (in a derived table they would become text); SQLite has no
+    parenthesized members, hence a derived table elsewhere (where NULL takes any type)."""
+    if dialect == "postgres":
+        return select.subquery(copy=False)
     return exp.select("*", copy=False).from_(select.subquery(name, copy=False), copy=False)
 
 
-def _union(branches: list[exp.Select]) -> exp.Expr:
+def _union(branches: list[exp.Expr]) -> exp.Expr:
     query: exp.Expr = branches[0]
     for more in branches[1:]:
         query = exp.union(query, more, distinct=False, copy=False)
@@ -81,11 +99,12 @@ def _from(table: str, flags: list[RowFlag]) -> exp.Select:
 
 
 def probe(table: str, columns: list[str], dialect: str) -> str:
-    """Distinct non-NULL values of each column among the first :data:`PROBE_ROWS` rows."""
+    """Distinct non-NULL values of each column among the first :data:`PROBE_ROWS` rows, and those rows' number."""
     first = (exp.select(*[sqlbuild.column(c) for c in columns], copy=False)
              .from_(sqlbuild.table(table), copy=False).limit(PROBE_ROWS, copy=False))
     query = exp.select(*[exp.alias_(exp.Count(this=exp.Distinct(expressions=[sqlbuild.column(c)])), f"wd_d{i}",
-                                    copy=False) for i, c in enumerate(columns)], copy=False
+                                    copy=False) for i, c in enumerate(columns)],
+                       exp.alias_(sqlbuild.count_star(), "wd_rows", copy=False), copy=False
                        ).from_(first.subquery("wd_probe", copy=False), copy=False)
     return query.sql(dialect=dialect, copy=False)
 
@@ -153,17 +172,18 @@ def segments(table: str, flags: list[RowFlag], columns: list[Column], timestamp:
         return out
 
     times = [exp.Min(this=exp.column("wd_t0")), exp.Max(this=exp.column("wd_t1"))] if timestamp else []
-    totals = exp.select(_n(-1), *[_null() for _ in columns], *sums(), *times, copy=False).from_("wd_g", copy=False)
-    branches = [totals]
+    totals = exp.select(*_named(_n(-1), *[_typed_null(f"wd_s{j}", "wd_g", dialect) for j in range(len(columns))],
+                               *sums(), *times), copy=False).from_("wd_g", copy=False)
+    branches: list[exp.Expr] = [totals]
     for j, col in enumerate(columns):
         shown: exp.Expr = exp.column(f"wd_s{j}")
         key: exp.Expr = exp.column(f"wd_s{j}")
         if col.exact(dialect) is not None:
             shown, key = exp.Min(this=shown), exp.column(f"wd_e{j}")
         values = [shown if k == j else _null() for k in range(len(columns))]
-        branch = (exp.select(_n(j), *values, *sums(), *[_null() for _ in times], copy=False)
+        branch = (exp.select(*_named(_n(j), *values, *sums(), *[_null() for _ in times]), copy=False)
                   .from_("wd_g", copy=False).group_by(key, copy=False).limit(MAX_SEGMENT_VALUES + 1, copy=False))
-        branches.append(_wrap(branch, f"wd_b{j}"))
+        branches.append(_wrap(branch, f"wd_b{j}", dialect))
     query = _union(branches)
     assert isinstance(query, (exp.Select, exp.Union))
     query = query.with_("wd_g", as_=grouped, copy=False)
@@ -239,9 +259,11 @@ def failing(table: str, flags: list[RowFlag], values: list[list[Column]], timest
             when = exp.Case(ifs=[exp.If(this=on(i), true=exp.column("wd_ts"))])
             times += [exp.Min(this=when), exp.Max(this=when.copy())]
     shared = [exp.Sum(this=_flag(exp.and_(on(a), on(b), copy=False))) for a, b in pairs]
-    totals = exp.select(_n(-1), *[_null() for _ in range(width)], _null(), _null(), *times, *shared,
-                        copy=False).from_("wd_rows", copy=False)
-    branches = [totals]
+    # COUNT(*) (rows failing any check) makes the totals one row, whatever else it holds
+    slots = [_typed_null(f"wd_v{i}_{p}", "wd_rows", dialect) for i, cols in enumerate(values) for p in range(len(cols))]
+    totals = exp.select(*_named(_n(-1), *slots, sqlbuild.count_star(), _null(), *times, *shared), copy=False
+                        ).from_("wd_rows", copy=False)
+    branches: list[exp.Expr] = [totals]
     at = 0
     for i, cols in enumerate(values):
         if not cols:
@@ -260,12 +282,12 @@ def failing(table: str, flags: list[RowFlag], values: list[list[Column]], timest
                 shown.append(raw)
                 keys.append(raw.copy())
                 order += _sort_key(raw.copy(), col, dialect)
-        cells = [_null()] * at + shown + [_null()] * (width - at - len(cols))
-        branch = (exp.select(_n(i), *cells, sqlbuild.count_star(), exp.Window(this=sqlbuild.count_star()),
-                             *[_null() for _ in times], *[_null() for _ in shared], copy=False)
+        cells = [_null() for _ in range(at)] + shown + [_null() for _ in range(width - at - len(cols))]
+        branch = (exp.select(*_named(_n(i), *cells, sqlbuild.count_star(), exp.Window(this=sqlbuild.count_star()),
+                                    *[_null() for _ in times], *[_null() for _ in shared]), copy=False)
                   .from_("wd_rows", copy=False).where(on(i), copy=False).group_by(*keys, copy=False)
                   .order_by(*order, copy=False).limit(TOP_VALUES, copy=False))
-        branches.append(_wrap(branch, f"wd_b{i}"))
+        branches.append(_wrap(branch, f"wd_b{i}", dialect))
         at += len(cols)
     query = _union(branches)
     assert isinstance(query, (exp.Select, exp.Union))

@@ -18,6 +18,7 @@ from markupsafe import Markup, escape
 from watchdog.findings import Finding, FindingsDoc
 from watchdog.report import escape as esc
 from watchdog.report import rules_view
+from watchdog.report.diagnosis_text import sentences
 from watchdog.report.render import measure
 
 MARK_SYMBOLS = {"new": "●", "resolved": "✓", "worse": "▲", "better": "▼", "unchanged": "="}
@@ -91,6 +92,7 @@ def environment() -> Environment:
                        duration=esc.duration)
     env.globals.update(measure=measure, figures=figures, columns=columns, mark_label=mark_label,
                        anomaly_lines=rules_view.anomaly_lines, rule_lines=rules_view.rule_lines,
+                       diagnosis=sentences,
                        sparkline=rules_view.sparkline)
     return env
 

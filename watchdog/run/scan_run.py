@@ -108,11 +108,12 @@ def run_scan(database: str | DatabaseConfig, suite_paths: Iterable[str | Path], 
              llm: bool = False, settings: Settings | None = None, models: Models | None = None,
              run_id: str | None = None, previous_findings: list[dict] | None = None,
              audit: str | None = None, tolerate_filing_errors: bool = False,
-             history: dict[str, list[dict]] | None = None) -> ScanOutcome:
+             history: dict[str, list[dict]] | None = None, diagnose: bool = True) -> ScanOutcome:
     """Validate suites, scan ``database`` (a URL with the default limits, or a configured database) through
     the sandbox, file findings.json (first) and report.md; with ``llm``, run the report graph and file what
     it produced (report.md, report.unverified.md, audit.json). With ``tolerate_filing_errors`` (audits), a
-    write that fails is recorded in ``filing_error`` instead of raised."""
+    write that fails is recorded in ``filing_error`` instead of raised. ``diagnose``: explain each failing
+    check (:mod:`watchdog.diagnose`) before anything is filed."""
     suites = load_suites(expand_suite_paths(suite_paths))
     checks = [check for suite in suites for check in suite.checks]
     run_id = run_id or run_id_for(out_dir)
@@ -136,6 +137,14 @@ def run_scan(database: str | DatabaseConfig, suite_paths: Iterable[str | Path], 
             stop.saved_to = write(folder.write_findings, partial)
             raise
         doc.run_id = run_id
+        if diagnose and not doc.error:
+            from watchdog.diagnose import diagnose_doc
+
+            try:
+                diagnose_doc(box, checks, doc)
+            except KeyboardInterrupt:  # Ctrl-C while diagnosing: the findings are complete, file them
+                write(folder.write_findings, doc)
+                raise Interrupted(doc) from None
         write(folder.write_findings, doc)
         findings_path = folder.findings_path
         trends = (compare([f.to_json_dict() for f in doc.findings], previous_findings)
