@@ -145,6 +145,8 @@ class AuditConfig(_Strict):
     #: explain each failing check (where its rows concentrate, since when, which values)
     diagnose: bool = True
     deliver: list[DeliveryChannel] = Field(default_factory=list)
+    #: a run whose suites hold no check at all is an error unless this is true
+    allow_empty: bool = False
 
     @field_validator("schedule")
     @classmethod
