@@ -27,7 +27,6 @@ from watchdog.defaults import DEFAULT_MAX_ROWS, DEFAULT_PARALLEL, DEFAULT_SAMPLE
 from watchdog.errors import ConfigError
 from watchdog.redact import register_secret, register_url_secrets
 from watchdog.sandbox.file_tables import check_file_path, check_files, check_table_name
-from watchdog.urls import driver_url
 from watchdog.yaml_lines import DuplicateKeyError, YamlLines, dotted, load_with_lines, shield_references, unshield
 
 ENV_VAR = "WATCHDOG_CONFIG"
@@ -320,8 +319,6 @@ def resolve_url(url: str, root: Path) -> str:
     """A SQLite or DuckDB URL with a relative file path made absolute against ``root``; other URLs unchanged."""
     from sqlalchemy.engine import make_url  # here, not at the top: SQLAlchemy is slow to import
 
-    register_url_secrets(url)
-    url = driver_url(url)
     try:
         parsed = make_url(url)
     except Exception:
