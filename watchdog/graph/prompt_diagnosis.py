@@ -74,7 +74,8 @@ def cause_facts(finding: dict[str, Any]) -> list[str]:
     """The diagnosis as short phrases a likely cause may quote (names and dates, no counts)."""
     brief = diagnosis_brief(finding) or {}
     facts = []
-    for s in brief.get("segments") if isinstance(brief.get("segments"), list) else []:
+    segments = brief.get("segments")
+    for s in segments if isinstance(segments, list) else []:
         value = "NULL" if s["value"] is None else f"'{s['value']}'"
         facts.append(f"the failing rows concentrate in {s['column']} = {value}")
     onset = brief.get("onset")
