@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import click
 
@@ -68,11 +68,20 @@ def scan(db: str | None, files: tuple[str, ...], checks: tuple[str, ...], out_di
 
         settings = load_settings_or_default(config_path)
     target = out_dir or timestamp_dir(Path("reports").resolve() / "adhoc")
-    with console.scan_progress(enabled=True) as progress:
+    with console.scan_progress(enabled=True) as progress, _counterparts(config_path):
         outcome = run_scan(database, checks, out_dir=target, sample=sample, on_progress=progress, llm=llm,
                            settings=settings)
     _show_outcome(outcome, as_json)
     sys.exit(int(outcome.exit_code))
+
+
+def _counterparts(config_path: Path | None) -> Any:
+    """Reconcile checks' ``with:`` names come from ``--config`` when it is given (else the default file)."""
+    from watchdog.reconcile import counterpart
+
+    if config_path is None:
+        return counterpart.using(None)
+    return counterpart.using(lambda name: resolve_db(name, config_path))
 
 
 def _with_files(db: str | None, files: tuple[str, ...], config_path: Path | None) -> DatabaseConfig:
