@@ -99,9 +99,10 @@ class Reconcile(Check):
             if o.metrics is not None:
                 return compare_metrics(sandbox, other, self.table or "", o.table or self.table or "", o.metrics,
                                        where=o.where, target_where=o.target_where, precision=o.precision)
-            spec = DiffSpec(table=self.table or "", target_table=o.table, key=list(o.key or []), columns=o.columns,
-                            exclude=list(o.exclude or []), where=o.where, target_where=o.target_where, samples=o.samples,
-                            precision=o.precision, deadline_s=target_db.timeout_s * 10,
+            spec = DiffSpec(table=self.table or "", target_table=o.table, key=list(o.key or []),
+                            columns=o.columns, exclude=list(o.exclude or []), where=o.where,
+                            target_where=o.target_where, samples=o.samples, precision=o.precision,
+                            deadline_s=target_db.timeout_s * 10,
                             timestamp_precision=_TIMESTAMPS[o.timestamp_precision]  # type: ignore[arg-type]
                             if o.timestamp_precision else None)
             return diff_tables(sandbox, other, spec)
