@@ -27,6 +27,8 @@ if TYPE_CHECKING:
 Status = Literal["pass", "warn", "fail", "error"]
 SAMPLE_TEXT_LIMIT = 200
 _STATUSES = ("pass", "warn", "fail", "error")
+#: how the ``error`` of a check that was never run begins (Ctrl-C, or an error that stopped the whole scan)
+NOT_RUN = "not run: "
 _SEVERITIES = ("fail", "warn")
 
 
@@ -73,6 +75,11 @@ class Finding:
             self.columns = list(self.columns)
         self.failing, self.total = _count(self.failing), _count(self.total)
         self.rate, self.observed = _ratio(self.rate), _number(self.observed)
+
+    @property
+    def not_run(self) -> bool:
+        """The check was never run (its ``status`` is ``error``; the document's ``error`` says why)."""
+        return self.status == "error" and (self.error or "").startswith(NOT_RUN)
 
     def to_json_dict(self) -> dict[str, Any]:
         """The finding as JSON values, keys in field order (what ``model_dump(mode="json")`` gave)."""

@@ -27,6 +27,7 @@ from watchdog.errors import (
     SandboxError,
     WatchdogError,
 )
+from watchdog.findings import NOT_RUN as NOT_RUN_PREFIX
 from watchdog.findings import SAMPLE_TEXT_LIMIT, Finding, FindingsDoc, Status, Summary, jsonable
 from watchdog.redact import redact
 from watchdog.sandbox import Sandbox
@@ -39,7 +40,9 @@ from watchdog.scan.samples import table_sample
 from watchdog.scan.sqlbuild import BINARY_COLLATION, split_name
 
 Progress = Callable[[int, int, str], None]
-NOT_RUN = "not run: the scan was interrupted"
+NOT_RUN = f"{NOT_RUN_PREFIX}the scan was interrupted"
+#: the error of the checks left when the database could not be used (said once, in the document's ``error``)
+NOT_RUN_UNAVAILABLE = f"{NOT_RUN_PREFIX}the database could not be used (see the scan's error)"
 
 
 @dataclass
@@ -243,6 +246,8 @@ def _finding(sandbox: Sandbox, check: Check, needs: list[Metric] | None, plan_er
     if plan_error or needs is None:
         return Finding(**base, status="error", error=redact(plan_error or "could not plan this check")), None
     failures = [measured.failures[m] for m in needs if m in measured.failures]
+    if failures and measured.unavailable and measured.unavailable in failures:
+        return Finding(**base, status="error", error=NOT_RUN_UNAVAILABLE), None
     if failures:
         return Finding(**base, status="error", error=_explain(failures[0], check)), None
     try:
