@@ -80,7 +80,7 @@ def execute_audit(settings: Settings, name: str, *, store: HistoryStore | None =
                     llm=audit.llm, settings=settings, models=models, run_id=run_id,
                     previous_findings=store.findings_of(previous.id) if previous else [], audit=name,
                     tolerate_filing_errors=True, history=past_findings(store, name, run_id),
-                    allow_empty=audit.allow_empty)
+                    allow_empty=audit.allow_empty, diagnose=audit.diagnose)
             if cancelling.stopping():  # abandoned (the daemon stops or lost the lead): never delivered
                 raise InterruptedError("cancelled: the daemon stopped or lost the lead during the run")
             status = STATUS[outcome.exit_code]

@@ -106,6 +106,25 @@ class Procedure:
 
 Metric = Aggregate | Standalone | Columns | Procedure
 
+#: the alias of the checked table in a :class:`RowFlag` (the same as foreign_key's child alias)
+ROW_ALIAS = "wd_child"
+
+
+@dataclass
+class RowFlag:
+    """Which rows of a check's table fail, for stages that group them (the diagnosis).
+
+    ``condition`` holds for a failing row of the table aliased :data:`ROW_ALIAS` (unqualified columns are
+    that table's) once the ``joins`` are LEFT JOINed to it: each an aliased subquery with at most one row
+    per row of the table, and its ON condition. ``scope`` holds for the rows the check looks at (its
+    ``where``; None: every row). ``values`` are the columns whose values the failing rows get wrong.
+    """
+
+    condition: exp.Expr
+    scope: exp.Expr | None = None
+    joins: list[tuple[exp.Expr, exp.Expr]] = field(default_factory=list)
+    values: list[str] = field(default_factory=list)
+
 
 @dataclass
 class SampleSpec:
@@ -255,6 +274,12 @@ class Check:
     def failing_rows(self, dialect: str) -> exp.Expr | None:
         """A SELECT of the failing rows (for samples and the findings' ``sql``), or None; a fresh tree
         at every call (callers render and extend it without copying)."""
+        return None
+
+    def row_flag(self, dialect: str, tag: str) -> RowFlag | None:
+        """Which rows fail, as a condition per row (None: the check does not fail rows one by one).
+
+        ``tag`` is unique per check of a statement: it names the aliases of the flag's joins."""
         return None
 
     def sample_spec(self, dialect: str, m: Measurement, extra: tuple[list[str], list[tuple[Any, ...]]] | None,
