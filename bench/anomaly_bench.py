@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from watchdog.anomaly import DetectorConfig, judge_point, zscore
+from watchdog.anomaly_detector import DetectorConfig, judge_point, zscore
 
 WINDOW = 28
 LENGTH = 150

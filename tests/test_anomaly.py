@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from watchdog.anomaly import DetectorConfig, judge, judge_point, zscore
+from watchdog.anomaly_detector import DetectorConfig, judge, judge_point, zscore
 from watchdog.findings import Finding
 from watchdog.sandbox import Sandbox
 from watchdog.scan.scanner import scan

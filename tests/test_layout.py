@@ -79,7 +79,7 @@ def test_few_top_level_modules():
 
 @pytest.mark.parametrize("dotted", [
     "watchdog.cli:main", "watchdog.exit_codes:ExitCode", "watchdog.sandbox:Sandbox", "watchdog.errors:WatchdogError",
-    "watchdog.verify:verify_fn", "watchdog.graph.verify:verify_fn",
+    "watchdog.verify:verify_fn",
     # references APScheduler stored in job stores written by earlier versions, and the current ones
     "watchdog.scheduler:run_audit_job", "watchdog.scheduler:flush_outbox_job",
     "watchdog.daemon.jobs:run_audit_job", "watchdog.daemon.jobs:flush_outbox_job",
@@ -89,9 +89,3 @@ def test_documented_and_stored_paths_still_resolve(dotted):
 
     assert callable(ref_to_obj(dotted))
 
-
-def test_the_old_and_new_verify_paths_are_one_function():
-    from watchdog.graph.verify import verify_fn as old
-    from watchdog.verify import verify_fn as new
-
-    assert old is new

@@ -15,7 +15,7 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 from tests.fake_models import ScriptedChat, ai
 from watchdog.graph.graph import build_report_graph
 from watchdog.graph.models import Models
-from watchdog.graph.nodes import make_routers
+from watchdog.graph.nodes import route_after_evaluate
 from watchdog.graph.review import draft_problems
 from watchdog.settings import LLMConfig
 
@@ -183,7 +183,11 @@ def test_error_text_or_empty_answers_are_not_reports(draft, ok):
 
 
 def test_routers_return_named_steps():
-    route = make_routers(LLMConfig(max_fix_rounds=1, max_replans=0))["after_evaluate"]
+    config = LLMConfig(max_fix_rounds=1, max_replans=0)
+
+    def route(state):
+        return route_after_evaluate(state, config)
+
     assert route({"verification": {"passed": True}}) == "finalize"
     assert route({"verification": {"passed": False}, "fix_round": 0}) == "fix"
     assert route({"verification": {"passed": False}, "fix_round": 1}) == "fallback"

@@ -26,8 +26,8 @@ import sqlalchemy as sa
 from click.testing import CliRunner
 
 from watchdog.cli import cli
+from watchdog.daemon.apscheduler_wiring import JOBS_TABLE, OUTBOX_JOB_ID, create_scheduler, sync_jobs
 from watchdog.daemon.cron import cron_trigger, crontab_weekdays
-from watchdog.daemon.scheduler import JOBS_TABLE, OUTBOX_JOB_ID, create_scheduler, sync_jobs
 from watchdog.daemon.triggers import next_fire_times
 from watchdog.history import HistoryStore, RunRecord
 from watchdog.settings import load_settings

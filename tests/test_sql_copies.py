@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 import pytest
 from sqlglot.expressions import core
 
-from watchdog.scan import anomalies, planner, samples
+from watchdog.scan import anomaly_series, planner, samples
 from watchdog.scan.check_types.base import Aggregate, Measurement, Standalone
 from watchdog.scan.suites import load_suite
 
@@ -70,9 +70,10 @@ def _texts(checks, dialect: str) -> list[str]:
         if spec is not None and spec.condition is not None:
             out.append(spec.condition.sql(dialect=dialect))
             conditions.append((spec.condition, spec.expected))
-        spec_of = anomalies.spec_of(check)
+        spec_of = anomaly_series.spec_of(check)
         if spec_of is not None and spec_of.timestamp_column:
-            out.append(anomalies.plan_buckets(check, spec_of, dialect, datetime(2026, 1, 1, tzinfo=UTC)).metric.sql)
+            plan = anomaly_series.plan_buckets(check, spec_of, dialect, datetime(2026, 1, 1, tzinfo=UTC))
+            out.append(plan.metric.sql)
     out += [s.sql for s in planner.plan(checks, dialect, sample=5).statements]
     out += [s.sql for s in planner.plan(checks, dialect, max_columns=2).statements]
     out.append(samples.table_sample("orders", conditions, 5, dialect).sql)

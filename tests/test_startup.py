@@ -78,8 +78,8 @@ def test_a_spare_worker_never_taken_is_killed_when_the_process_exits(db):
 #: Jinja2 and markupsafe (report.md is built in Python), the anomaly detector and the check types a suite does not use
 SCAN_NEVER_LOADS = ("watchdog.cli.", "watchdog.profile", "watchdog.daemon", "watchdog.mcp", "watchdog.graph",
                     "sqlalchemy", "rich", "langchain", "watchdog.settings", "pydantic", "jinja2", "markupsafe",
-                    "watchdog.anomaly", "watchdog.scan.check_types.schema", "watchdog.scan.check_types.custom_sql",
-                    "watchdog.scan.check_types.functional_dependency")
+                    "watchdog.anomaly_detector", "watchdog.scan.check_types.schema",
+                    "watchdog.scan.check_types.custom_sql", "watchdog.scan.check_types.functional_dependency")
 #: the scan path's own modules, each importing no pydantic on its own
 NO_PYDANTIC = ("watchdog.findings", "watchdog.database", "watchdog.defaults", "watchdog.cli.scan", "watchdog.cli.app",
                "watchdog.cli.console", "watchdog.run.filing", "watchdog.run.safe_write", "watchdog.sandbox.sandbox")

@@ -166,14 +166,12 @@ def _edited(draft_id: str, *edits: tuple[str, str]) -> str:
 
 def test_fenced_draft_is_read_and_unwrapped() -> None:
     """A report inside ```markdown is verified as Markdown (its table cells are checked) and unwrapped for
-    delivery; the graph's re-export is the same function."""
-    from watchdog.graph.verify import unwrap_report as graph_unwrap
+    delivery."""
     from watchdog.verify import unwrap_report
 
     raw = text_of(by_id("q05-library-fenced-t0.6-s101"))
     assert raw.startswith("```markdown")
     report = unwrap_report(raw)
-    assert graph_unwrap is unwrap_report
     assert report.startswith("# Data-quality report") and "```" not in report
     bad = verify_fn(raw, findings("library.json")).bad
     assert any(b.finding == "loans.loaned_at.freshness" and b.says == "300 (Failing)" for b in bad)

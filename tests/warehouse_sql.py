@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from watchdog.sandbox.dialects import GENERATED_ONLY, WAREHOUSES
-from watchdog.scan import anomalies, samples
+from watchdog.scan import anomaly_series, samples
 from watchdog.scan.check_types import Check
 from watchdog.scan.check_types.base import Measurement
 from watchdog.scan.planner import plan
@@ -78,9 +78,9 @@ def statements(dialect: str) -> list[tuple[str, str]]:
             out.append((f"finding sql: {check.name}", sql))
     out.extend(_samples(checks, dialect))
     for check in anomaly_checks():
-        spec = anomalies.spec_of(check)
+        spec = anomaly_series.spec_of(check)
         assert spec is not None
-        bucket_plan = anomalies.plan_buckets(check, spec, dialect, NOW)
+        bucket_plan = anomaly_series.plan_buckets(check, spec, dialect, NOW)
         out.append((f"anomaly buckets ({spec.bucket}): {check.name}", bucket_plan.metric.sql))
     return out
 

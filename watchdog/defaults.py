@@ -24,3 +24,7 @@ PROFILE_FD_NEAR_HOLD = 0.9
 PROFILE_FD_MIN_SUPPORT = 20
 #: suggest: range bounds are widened on each side by this share of the observed spread (max - min)
 PROFILE_RANGE_HEADROOM = 0.1
+#: diagnosis: statements one table's diagnosis may run (it needs at most 3: probe, segments, failing rows)
+DIAGNOSE_MAX_STATEMENTS = 3
+#: diagnosis: seconds one table's diagnosis may take, all its statements together
+DIAGNOSE_TIMEOUT_S = 60.0

@@ -17,15 +17,7 @@ from typing import Any
 from apscheduler.events import EVENT_JOB_ERROR, EVENT_JOB_MAX_INSTANCES, EVENT_JOB_MISSED
 from apscheduler.schedulers.background import BackgroundScheduler
 
-from watchdog.daemon.jobs import (
-    audit_job_id,
-    log,
-    one_line,
-    remember_settings,
-    running_audits,
-    set_leadership,
-)
-from watchdog.daemon.scheduler import (
+from watchdog.daemon.apscheduler_wiring import (
     JOBS_TABLE,
     SyncResult,
     create_scheduler,
@@ -33,6 +25,14 @@ from watchdog.daemon.scheduler import (
     stamp,
     sync_jobs,
     validate_for_serve,
+)
+from watchdog.daemon.jobs import (
+    audit_job_id,
+    log,
+    one_line,
+    remember_settings,
+    running_audits,
+    set_leadership,
 )
 from watchdog.daemon.triggers import describe_schedule
 from watchdog.errors import WatchdogError

@@ -7,8 +7,8 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from watchdog.daemon.apscheduler_wiring import JOBS_TABLE
 from watchdog.daemon.jobs import audit_job_id
-from watchdog.daemon.scheduler import JOBS_TABLE
 from watchdog.daemon.triggers import upcoming_runs
 from watchdog.redact import redact_url
 from watchdog.settings import Settings

@@ -237,8 +237,3 @@ def route_after_evaluate(state: ReportState, cfg: LLMConfig) -> Literal["finaliz
         return "replan"
     return "fallback"
 
-
-def make_routers(config: LLMConfig) -> dict[str, Callable[[ReportState], str]]:
-    """The routers with their config bound (what :func:`~watchdog.graph.graph.build_report_graph` wires)."""
-    return {"start": lambda s: route_start(s, config), "after_plan": route_after_plan,
-            "after_draft": route_after_draft, "after_evaluate": lambda s: route_after_evaluate(s, config)}

@@ -6,12 +6,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from watchdog.profile.candidate_trial import run_candidates
 from watchdog.profile.fds import KIND as FD
 from watchdog.profile.fds import fd_candidates, settle
 from watchdog.profile.rules import KINDS, Candidate, rules
 from watchdog.profile.schema import read_schema
 from watchdog.profile.stats import TableProfile, profile_table
-from watchdog.profile.verify import run_candidates
 from watchdog.profile.writer import render_suite
 from watchdog.sandbox import Sandbox
 

@@ -26,6 +26,7 @@ from watchdog.findings import FindingsDoc
 from watchdog.redact import redact
 from watchdog.report import render_markdown
 from watchdog.report.render import render_changes_markdown
+from watchdog.report.view import DEFAULT_ORDER, Order
 from watchdog.run.safe_write import check_out_dir, rescue_findings
 
 if TYPE_CHECKING:
@@ -62,7 +63,8 @@ def point_latest(audit_dir: Path, run_dir: Path) -> Path:
     return link
 
 
-def llm_report_markdown(doc: FindingsDoc, llm: LLMReportOutcome, trends: dict[str, str] | None) -> str:
+def llm_report_markdown(doc: FindingsDoc, llm: LLMReportOutcome, trends: dict[str, str] | None,
+                        order: Order = DEFAULT_ORDER) -> str:
     """report.md after the report graph: its verified text (plus what changed), or the deterministic
     report with a banner saying why the draft was not delivered."""
     if llm.outcome == "verified" and llm.final_report:
@@ -71,14 +73,15 @@ def llm_report_markdown(doc: FindingsDoc, llm: LLMReportOutcome, trends: dict[st
     reason = llm.reason or "the report graph did not finish"
     banner = (f"Unverified LLM draft not delivered: {redact(reason)[:600]} This is the deterministic report, "
               "complete and correct by construction.")
-    return render_markdown(doc, banner=banner, trends=trends)
+    return render_markdown(doc, banner=banner, trends=trends, order=order)
 
 
 @dataclass
 class RunFolder:
-    """One run's folder; every file in it is written through this class."""
+    """One run's folder; every file in it is written through this class (its reports in ``order``)."""
 
     path: Path
+    order: Order = DEFAULT_ORDER
 
     @property
     def findings_path(self) -> Path:
@@ -112,15 +115,15 @@ class RunFolder:
                      llm: LLMReportOutcome | None = None) -> Path:
         """report.md: deterministic, or what the report graph produced (and its unverified draft)."""
         if llm is None:
-            return write_atomic(self.report_path, render_markdown(doc, trends=trends))
+            return write_atomic(self.report_path, render_markdown(doc, trends=trends, order=self.order))
         if llm.outcome != "verified" and llm.draft:
             write_atomic(self.unverified_path, llm.draft)
-        return write_atomic(self.report_path, llm_report_markdown(doc, llm, trends))
+        return write_atomic(self.report_path, llm_report_markdown(doc, llm, trends, self.order))
 
     def write_html(self, doc: FindingsDoc, trends: dict[str, str] | None, audit: str | None) -> Path:
         from watchdog.report.html import render_html
 
-        return write_atomic(self.path / HTML, render_html(doc, trends=trends, audit=audit))
+        return write_atomic(self.path / HTML, render_html(doc, trends=trends, audit=audit, order=self.order))
 
     def write_audit(self, *, run_id: str | None, audit: str | None, status: str, review_required: bool,
                     summary: dict[str, Any], trends: dict[str, str] | None,

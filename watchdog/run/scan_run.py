@@ -18,6 +18,7 @@ from watchdog.defaults import DEFAULT_SAMPLE
 from watchdog.errors import Interrupted
 from watchdog.exit_codes import ExitCode
 from watchdog.findings import FindingsDoc
+from watchdog.report.view import DEFAULT_ORDER, Order
 from watchdog.run.filing import RunFolder
 from watchdog.run.safe_write import OutputError
 from watchdog.sandbox import Sandbox
@@ -91,32 +92,23 @@ class Filing:
             return None
 
 
-def expand_suite_paths(paths: Iterable[str | Path]) -> list[Path]:
-    """Files as given; a folder stands for the ``*.yaml`` / ``*.yml`` files in it."""
-    out: list[Path] = []
-    for item in paths:
-        path = Path(item)
-        if path.is_dir():
-            out.extend(sorted([*path.glob("*.yaml"), *path.glob("*.yml")]))
-        else:
-            out.append(path)
-    return out
-
-
 def run_scan(database: str | DatabaseConfig, suite_paths: Iterable[str | Path], *, out_dir: Path,
              sample: int = DEFAULT_SAMPLE, on_progress: Progress | None = None,
              llm: bool = False, settings: Settings | None = None, models: Models | None = None,
              run_id: str | None = None, previous_findings: list[dict] | None = None,
              audit: str | None = None, tolerate_filing_errors: bool = False,
-             history: dict[str, list[dict]] | None = None) -> ScanOutcome:
+             history: dict[str, list[dict]] | None = None, allow_empty: bool = False,
+             order: Order = DEFAULT_ORDER, diagnose: bool = True) -> ScanOutcome:
     """Validate suites, scan ``database`` (a URL with the default limits, or a configured database) through
     the sandbox, file findings.json (first) and report.md; with ``llm``, run the report graph and file what
     it produced (report.md, report.unverified.md, audit.json). With ``tolerate_filing_errors`` (audits), a
-    write that fails is recorded in ``filing_error`` instead of raised."""
-    suites = load_suites(expand_suite_paths(suite_paths))
+    write that fails is recorded in ``filing_error`` instead of raised. Suites that hold no check are an
+    error unless ``allow_empty``. The reports list the checks in ``order``. ``diagnose``: explain each failing check
+    (:mod:`watchdog.diagnose`) before anything is filed."""
+    suites = load_suites(suite_paths, allow_empty=allow_empty)
     checks = [check for suite in suites for check in suite.checks]
     run_id = run_id or run_id_for(out_dir)
-    folder = RunFolder(out_dir)
+    folder = RunFolder(out_dir, order=order)
     # an audit keeps its findings when filing fails (and says so); a scan has no other place for them
     filing = Filing(folder) if tolerate_filing_errors else None
 
@@ -136,6 +128,14 @@ def run_scan(database: str | DatabaseConfig, suite_paths: Iterable[str | Path], 
             stop.saved_to = write(folder.write_findings, partial)
             raise
         doc.run_id = run_id
+        if diagnose and not doc.error:
+            from watchdog.diagnose import diagnose_doc
+
+            try:
+                diagnose_doc(box, checks, doc)
+            except KeyboardInterrupt:  # Ctrl-C while diagnosing: the findings are complete, file them
+                write(folder.write_findings, doc)
+                raise Interrupted(doc) from None
         write(folder.write_findings, doc)
         findings_path = folder.findings_path
         trends = (compare([f.to_json_dict() for f in doc.findings], previous_findings)

@@ -13,14 +13,15 @@ from typing import TYPE_CHECKING, Any
 from watchdog.errors import DatabaseUnavailable, QueryError, QueryTimeout
 from watchdog.redact import redact
 from watchdog.sandbox import cancel as cancelling
+from watchdog.sandbox.fetching import fetch_capped
 from watchdog.sandbox.limits import CONNECT_TIMEOUT_S, DEADLINE_GRACE_S  # noqa: F401
-from watchdog.sandbox.result import QueryResult, fetch_capped
+from watchdog.sandbox.result import QueryResult
 
 if TYPE_CHECKING:
     import sqlalchemy as sa
     from sqlalchemy.engine import URL
 
-class _EngineSession:
+class EngineSession:
     """Shared plumbing for databases reached through a SQLAlchemy engine.
 
     Statements run on the pooled driver connection's own cursor with no parameters, so
@@ -124,11 +125,11 @@ class _EngineSession:
         return QueryResult(columns, rows, truncated, time.monotonic() - start, sql)
 
     def _translate(self, exc: Exception, timeout_s: float, elapsed: float) -> Exception:
-        return QueryError(_driver_message(exc))
+        return QueryError(driver_message(exc))
 
     def _message(self, exc: BaseException) -> str:
         """The driver's message for ``exc``, one line (a dialect may dig it out of its wrapping)."""
-        return _driver_message(exc)
+        return driver_message(exc)
 
     def close(self) -> None:
         self._engine.dispose()
@@ -171,14 +172,14 @@ class _Deadline:
             self._sock = None
 
 
-def _duplicate_socket(fd: int) -> socket.socket | None:
+def duplicate_socket(fd: int) -> socket.socket | None:
     try:
         return socket.socket(fileno=os.dup(fd))
     except (OSError, ValueError):
         return None
 
 
-def _driver_message(exc: BaseException) -> str:
+def driver_message(exc: BaseException) -> str:
     """The driver's own message, first line, secrets masked (no SQLAlchemy boilerplate)."""
     text = str(exc).strip()
     args: tuple[Any, ...] = getattr(exc, "args", ())

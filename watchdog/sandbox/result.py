@@ -5,10 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from watchdog.sandbox.fetching import fetch_capped, row_size
-
-__all__ = ["QueryResult", "fetch_capped", "row_size"]
-
 
 @dataclass
 class QueryResult:

@@ -35,9 +35,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 from watchdog.errors import DatabaseUnavailable, QueryError, QueryRefused, QueryTimeout
 from watchdog.sandbox import limits
 from watchdog.sandbox.direct import DirectEngine, psycopg_conninfo
-from watchdog.sandbox.engine_session import _Deadline, _driver_message, _duplicate_socket, _EngineSession  # noqa: F401
-from watchdog.sandbox.limits import CONNECT_TIMEOUT_S, DEADLINE_GRACE_S  # noqa: F401
-from watchdog.sandbox.result import QueryResult, fetch_capped
+from watchdog.sandbox.engine_session import EngineSession, driver_message, duplicate_socket
+from watchdog.sandbox.limits import CONNECT_TIMEOUT_S
+from watchdog.sandbox.result import QueryResult
 from watchdog.sandbox.sqlite_session import SQLiteSession
 
 if TYPE_CHECKING:  # SQLAlchemy is imported only for the databases that need it (not SQLite, not psycopg)
@@ -76,10 +76,6 @@ def open_session(url: str) -> Session:
     return GenericSession(parsed)
 
 
-#: kept for callers of the old name
-_fetch = fetch_capped
-
-
 # --------------------------------------------------------------------------- server databases
 
 
@@ -95,7 +91,7 @@ def _may_set_temp_file_limit(cur: Any) -> bool:
     return bool(cur.fetchone()[0])
 
 
-class PostgresSession(_EngineSession):
+class PostgresSession(EngineSession):
     dialect_name = "postgresql"
 
     def __init__(self, url: URL | str):
@@ -144,7 +140,7 @@ class PostgresSession(_EngineSession):
                 cur.execute(f"SET LOCAL statement_timeout = {max(1, int(left * 1000))}")
 
     def _socket(self, raw: Any) -> socket.socket | None:
-        return _duplicate_socket(raw.pgconn.socket)
+        return duplicate_socket(raw.pgconn.socket)
 
     def _cancel(self, raw: Any) -> None:
         raw.cancel()  # a cancel request on a new connection to the server, as pg_cancel_backend
@@ -159,7 +155,7 @@ class PostgresSession(_EngineSession):
 
     def _translate(self, exc: Exception, timeout_s: float, elapsed: float) -> Exception:
         state = getattr(exc, "sqlstate", None) or ""
-        message = _driver_message(exc)
+        message = driver_message(exc)
         if state == "57014":
             return QueryTimeout(f"query cancelled after {timeout_s:g}s (timeout)")
         if state in ("25006", "42501"):
@@ -206,7 +202,7 @@ class _StreamedCursor:
         self._cursor.close()
 
 
-class MySQLSession(_EngineSession):
+class MySQLSession(EngineSession):
     dialect_name = "mysql"
     max_batch = 1  # an unbuffered cursor reads rows off the socket one by one anyway
     _TIMEOUT_CODES = {1969, 3024, 1317}
@@ -246,7 +242,7 @@ class MySQLSession(_EngineSession):
 
     def _socket(self, raw: Any) -> socket.socket | None:
         sock = getattr(raw, "_sock", None)
-        return _duplicate_socket(sock.fileno()) if sock is not None else None
+        return duplicate_socket(sock.fileno()) if sock is not None else None
 
     def _cancel(self, raw: Any) -> None:
         self._kill_query(raw.thread_id())
@@ -273,7 +269,7 @@ class MySQLSession(_EngineSession):
     def _translate(self, exc: Exception, timeout_s: float, elapsed: float) -> Exception:
         args = getattr(exc, "args", ())
         code = args[0] if args and isinstance(args[0], int) else None
-        message = _driver_message(exc)
+        message = driver_message(exc)
         if code in self._TIMEOUT_CODES or (code == 2013 and elapsed >= timeout_s):
             return QueryTimeout(f"query cancelled after {timeout_s:g}s (timeout)")
         if code in (1792, 1142, 1227, 1290, 1044):
@@ -293,5 +289,5 @@ for _mode in _UNSAFE_SQL_MODES:
 _SAFE_SQL_MODE = f"TRIM(BOTH ',' FROM {_SAFE_SQL_MODE})"
 
 
-class GenericSession(_EngineSession):
+class GenericSession(EngineSession):
     """Any other SQLAlchemy dialect: rolled-back transaction; the parser policy is the guard."""

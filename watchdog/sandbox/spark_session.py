@@ -29,7 +29,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from watchdog.errors import DatabaseUnavailable, QueryError, QueryTimeout
-from watchdog.sandbox.engine_session import _driver_message, _duplicate_socket, _EngineSession
+from watchdog.sandbox.engine_session import EngineSession, driver_message, duplicate_socket
 
 if TYPE_CHECKING:
     import sqlalchemy as sa
@@ -60,7 +60,7 @@ def capped(sql: str, max_rows: int) -> str:
     return f"SELECT * FROM (\n{body}\n) AS watchdog_capped LIMIT {int(max_rows) + 1}"
 
 
-class SparkSession(_EngineSession):
+class SparkSession(EngineSession):
     """Spark SQL through the Thrift server (PyHive's ``hive://`` dialect)."""
 
     dialect_name = "spark"
@@ -89,7 +89,7 @@ class SparkSession(_EngineSession):
 
     def _socket(self, raw: Any) -> socket.socket | None:
         handle = getattr(getattr(getattr(raw, "_transport", None), "_trans", None), "handle", None)
-        return _duplicate_socket(handle.fileno()) if handle is not None else None
+        return duplicate_socket(handle.fileno()) if handle is not None else None
 
     def _cancel(self, raw: Any) -> None:
         raw._watchdog_cancel = True  # the polling thread cancels on the server (one Thrift client, one thread)
@@ -188,7 +188,7 @@ def _spark_message(exc: BaseException) -> str:
     """The server's own error message (PyHive wraps the whole Thrift response), first line, secrets masked."""
     first = exc.args[0] if getattr(exc, "args", None) else None
     text = getattr(first, "errorMessage", None) or getattr(getattr(first, "status", None), "errorMessage", None)
-    message = _driver_message(Exception(text)) if isinstance(text, str) and text.strip() else _driver_message(exc)
+    message = driver_message(Exception(text)) if isinstance(text, str) and text.strip() else driver_message(exc)
     message = message.removeprefix("Error running query: ")
     message = _JAVA_EXCEPTION.sub("", message)  # the Java class names say nothing the error class does not
     return _REPEATED_CLASS.sub(r"\1", message)

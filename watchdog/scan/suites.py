@@ -1,11 +1,14 @@
 """Read check suites (``checks/*.yaml``) into checks, with errors that name file, line and field.
 
-A suite is validated whole before any query runs; every problem found is reported at once.
+A suite is validated whole before any query runs; every problem found is reported at once. A folder
+stands for every ``*.yaml`` / ``*.yml`` file below it (:func:`expand_suite_paths`), and a set of suites
+that holds no check at all is refused unless allowed, so a CI gate cannot pass by checking nothing.
 """
 
 from __future__ import annotations
 
 import difflib
+import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,7 +17,7 @@ from typing import Any
 import yaml
 
 from watchdog.errors import ConfigError
-from watchdog.scan.anomalies import suite_problems
+from watchdog.scan.anomaly_series import suite_problems
 from watchdog.scan.check_types import Check, check_types
 from watchdog.scan.check_types.fields import OptionsError
 from watchdog.scan.sqlbuild import split_name
@@ -30,18 +33,21 @@ NOT_PARAMS = {"name", "description", "severity", "column", "columns"}
 class Suite:
     path: Path
     checks: list[Check] = field(default_factory=list)
+    #: the suite says ``allow_empty: true`` (it may hold no check)
+    allow_empty: bool = False
 
 
 @dataclass
 class SuiteProblem:
-    path: Path
+    path: Path | None  #: None: a problem of the set of suites, not of one file
     line: int | None
     where: str
     message: str
 
     def __str__(self) -> str:
-        location = f"{self.path}:{self.line}" if self.line else str(self.path)
-        return f"{location}: {self.where}: {self.message}" if self.where else f"{location}: {self.message}"
+        location = f"{self.path}:{self.line}" if self.line else str(self.path or "")
+        parts = [p for p in (location, self.where, self.message) if p]
+        return ": ".join(parts)
 
 
 class SuiteError(ConfigError):
@@ -53,22 +59,63 @@ class SuiteError(ConfigError):
         super().__init__(head + "".join(f"\n  {p}" for p in self.problems))
 
 
-def load_suites(paths: Iterable[str | Path]) -> list[Suite]:
-    """Load every suite; raise :class:`SuiteError` listing all problems (also duplicate check names)."""
+SUITE_SUFFIXES = (".yaml", ".yml")
+
+
+def expand_suite_paths(paths: Iterable[str | Path]) -> list[Path]:
+    """Files as given; a folder stands for every ``*.yaml`` / ``*.yml`` file below it, at any depth, in
+    the order of their paths relative to the folder, compared as text (``a.yaml``, ``sales/orders.yaml``,
+    ``z.yaml``). Names starting with ``.`` (``.git``, editor files) are skipped, and so are links to
+    folders (a link to a file is read). A file reached twice is read once."""
+    out: dict[Path, None] = {}
+    for item in paths:
+        path = Path(item)
+        if not path.is_dir():
+            out.setdefault(path, None)
+            continue
+        found: list[tuple[str, Path]] = []
+        for folder, dirs, files in os.walk(path):
+            dirs[:] = [d for d in dirs if not d.startswith(".")]
+            for name in files:
+                if name.endswith(SUITE_SUFFIXES) and not name.startswith("."):
+                    full = Path(folder) / name
+                    found.append((full.relative_to(path).as_posix(), full))
+        for _, full in sorted(found):
+            out.setdefault(full, None)
+    seen: set[Path] = set()
+    unique = []
+    for path in out:
+        key = path.resolve() if path.exists() else path
+        if key not in seen:
+            seen.add(key)
+            unique.append(path)
+    return unique
+
+
+def load_suites(paths: Iterable[str | Path], *, allow_empty: bool = False) -> list[Suite]:
+    """Load every suite (folders expanded by :func:`expand_suite_paths`); raise :class:`SuiteError`
+    listing all problems, duplicate check names across files included. Suites that hold no check at
+    all are refused unless ``allow_empty`` (or every suite says ``allow_empty: true``)."""
+    given = list(paths)
     suites: list[Suite] = []
     problems: list[SuiteProblem] = []
-    for path in paths:
-        suite, found = _load_one(Path(path))
+    for path in expand_suite_paths(given):
+        suite, found = _load_one(path)
         problems.extend(found)
         if suite:
             suites.append(suite)
-    seen: dict[str, Path] = {}
+    seen: dict[str, Check] = {}
     for suite in suites:
         for check in suite.checks:
-            if check.name in seen:
-                problems.append(SuiteProblem(suite.path, None, check.name,
-                                             f"two checks are named {check.name!r}; give one a different `name`"))
-            seen[check.name] = suite.path
+            first = seen.get(check.name)
+            if first is not None:
+                problems.append(SuiteProblem(suite.path, check.line, check.name,
+                                             f"two checks are named {check.name!r} (the other one is at "
+                                             f"{_place(first)}); give one a different `name`"))
+            else:
+                seen[check.name] = check
+    if not problems and not seen and not allow_empty and not (suites and all(s.allow_empty for s in suites)):
+        problems.append(_nothing_to_check(given, suites))
     if problems:
         raise SuiteError(problems)
     return suites
@@ -76,6 +123,24 @@ def load_suites(paths: Iterable[str | Path]) -> list[Suite]:
 
 def load_suite(path: str | Path) -> Suite:
     return load_suites([path])[0]
+
+
+def _place(check: Check) -> str:
+    return f"{check.source}:{check.line}" if check.line else str(check.source)
+
+
+def _nothing_to_check(given: list[str | Path], suites: list[Suite]) -> SuiteProblem:
+    """The problem of a set of suites without a single check (an empty folder, or empty suites)."""
+    empty = [str(p) for p in given if Path(p).is_dir() and not any(
+        s.path.is_relative_to(Path(p)) for s in suites)]
+    if empty:
+        why = f"no *.yaml or *.yml file in {', '.join(empty)} (folders are searched at any depth)"
+    else:
+        why = f"{len(suites)} suite file(s) but not one check" if suites else "no suite file given"
+    return SuiteProblem(None, None, "",
+                        f"nothing to check: {why}; a scan without checks would pass without checking anything. "
+                        "Give suites that hold checks, or allow it: `--allow-empty` on the command line, "
+                        "`allow_empty: true` on an audit")
 
 
 def _load_one(path: Path) -> tuple[Suite | None, list[SuiteProblem]]:
@@ -119,6 +184,7 @@ class _SuiteReader:
         suite.checks.extend(self.read_tables(data.get("tables") or {}))
         suite.checks.extend(self.read_custom_sql(data.get("custom_sql") or []))
         self.check_not_empty(suite, data.get("allow_empty", False))
+        suite.allow_empty = data.get("allow_empty") is True
         return (suite if not self.problems else None), self.problems
 
     def check_not_empty(self, suite: Suite, allow_empty: Any) -> None:

@@ -2,7 +2,7 @@
 
 Without ``timestamp_column`` the figure is judged against this audit's earlier runs (the run
 history); with it, against per-bucket values computed from the table itself in one GROUP BY (so it
-works on the first run). See :mod:`watchdog.scan.anomalies` and :mod:`watchdog.anomaly`.
+works on the first run). See :mod:`watchdog.scan.anomaly_series` and :mod:`watchdog.anomaly_detector`.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""``anomaly:`` on a check: judge its figure against history with :mod:`watchdog.anomaly`.
+"""``anomaly:`` on a check: judge its figure against history with :mod:`watchdog.anomaly_detector`.
 
 Two sources of history:
 
@@ -31,7 +31,7 @@ from watchdog.scan.check_types.freshness import to_utc
 from watchdog.scan.check_types.row_condition import RowConditionCheck
 
 if TYPE_CHECKING:  # the detector (and statistics) is imported where a check has anomaly: (not every scan)
-    from watchdog.anomaly import DetectorConfig, Judgement
+    from watchdog.anomaly_detector import DetectorConfig, Judgement
 
 SERIES_POINTS = 400
 THRESHOLDS = ("max_count", "max_rate", "min", "max", "max_age")
@@ -67,7 +67,7 @@ def suite_problems(check: Check) -> list[str]:
 
 
 def config_of(spec: AnomalyOptions) -> DetectorConfig:
-    from watchdog.anomaly import DetectorConfig
+    from watchdog.anomaly_detector import DetectorConfig
 
     return DetectorConfig(sensitivity=spec.sensitivity, direction=spec.direction, min_change=spec.min_change,
                           min_training=spec.min_training, seasonality=spec.seasonality, trend=spec.trend)
@@ -248,7 +248,7 @@ def evaluate(check: Check, m: Measurement, values: dict[Metric, Any], now: datet
     if spec is None:
         return m
     now = now or datetime.now(UTC)
-    from watchdog.anomaly import judge_point
+    from watchdog.anomaly_detector import judge_point
 
     metric = metric_of(check, spec)
     config = config_of(spec)
