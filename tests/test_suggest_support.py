@@ -126,7 +126,7 @@ def test_suggested_suite_survives_growth_from_the_same_distribution(tmp_path: Pa
     with Sandbox(f"sqlite:///{db}") as box:
         suite.write_text(suggest_suite(box, profile_database(box)).text, encoding="utf-8")
     ranges = [c for c in load_suite(suite).checks if c.kind == "range"]
-    assert [(c.options.min, c.options.max) for c in ranges] == [(0, 120)]  # observed 10.0 .. 109.8, plus 10% of the spread
+    assert [(c.options.min, c.options.max) for c in ranges] == [(0, 120)]  # observed 10.0 .. 109.8, + 10% of spread
     for seed in (1, 2, 3):
         grown = tmp_path / f"grown{seed}.db"
         shutil.copy(db, grown)
