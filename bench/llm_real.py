@@ -128,28 +128,16 @@ def one_run(label: str, url: str, target: str, mode: str, args: argparse.Namespa
 
 
 def grounded(doc: Any, audit: dict[str, Any]) -> dict[str, int] | None:
-    """Of the failing checks whose diagnosis found where their failing rows concentrate, how many have a likely
-    cause naming that place (the segment's value); None when no finding was diagnosed."""
-    from watchdog.graph.compose import Prose
-    from watchdog.verify.diagnosis_facts import DiagFacts, norm
+    """Of the failing checks with diagnosis facts, how many have likely causes citing one (the verifier's own
+    measure, :func:`watchdog.verify.diagnosis_causes.citation_share`, on the last answer); None when none had."""
+    from watchdog.verify.diagnosis_causes import citation_share
 
     rounds = audit.get("rounds") or []
-    last = next((r for r in reversed(rounds) if r.get("step") in ("write", "fix") and r.get("answer")), None)
-    prose = None
-    if last is not None:
-        from watchdog.graph.compose import parse_prose
-
-        prose, _ = parse_prose(last["answer"])
-    causes = (prose or Prose()).by_name()
-    failing = quoting = 0
-    for f in doc.findings:
-        facts = DiagFacts.of(f) if f.status in ("fail", "warn") else None
-        if facts is None or not facts.segments:
-            continue
-        failing += 1
-        said = norm(" ".join(causes[f.name].causes)) if f.name in causes else ""
-        quoting += any(seg.named_in(said) for seg in facts.segments)
-    return {"failing": failing, "quoting": quoting} if failing else None
+    last = next((r for r in reversed(rounds) if r.get("step") in ("write", "fix") and r.get("draft")), None)
+    if last is None:
+        return None
+    share = citation_share(last["draft"], doc)
+    return {"failing": share["checks"], "quoting": share["citing"]} if share["share"] is not None else None
 
 
 def table(results: list[dict[str, Any]]) -> str:

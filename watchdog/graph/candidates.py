@@ -73,22 +73,9 @@ def candidates(finding: dict[str, Any]) -> tuple[list[str], list[str]]:
 
 
 def _facts(finding: dict[str, Any]) -> list[str]:
-    """Causes the diagnosis computed for this finding: where its failing rows concentrate (its figures, written as
-    the verifier's own sentence for them), when it was diagnosed and found a concentration."""
-    from watchdog.findings import Finding
-    from watchdog.verify.diagnosis_facts import DiagFacts, segment_text
+    """Causes the diagnosis computed for this finding (where and since when its failing rows concentrate, its
+    wrong values), as sentences without counts, when it was diagnosed."""
+    from watchdog.graph.prompt_diagnosis import cause_facts
 
-    if not isinstance(finding.get("diagnosis"), dict):
-        return []
-    try:
-        facts = DiagFacts.of(Finding(**{k: v for k, v in finding.items() if k in Finding.__dataclass_fields__}))
-    except (TypeError, ValueError):
-        return []
-    if facts is None:
-        return []
-    out = []
-    for seg in facts.segments[:2]:
-        value = "NULL" if seg.value is None else f"'{seg.value}'"
-        out.append(f"{segment_text(seg, facts.failing, facts.total)}: what writes the rows with {seg.column} = "
-                   f"{value} is the likely source.")
-    return out
+    return [f"{fact[0].upper()}{fact[1:]}: what writes these rows is the likely source." for fact in
+            cause_facts(finding)[:3]]
