@@ -257,8 +257,7 @@ class LLMConfig(_Strict):
         """(base_url, api_key), config first, then the environment; empty strings count as unset."""
         base_url = self.base_url or os.environ.get("OPENAI_BASE_URL") or None
         configured = self.api_key.get_secret_value() if self.api_key is not None else ""
-        api_key = configured or os.environ.get("OPENAI_API_KEY") or None
-        return base_url, api_key
+        return base_url, configured or os.environ.get("OPENAI_API_KEY") or None
 
 
 class MCPConfig(_Strict):

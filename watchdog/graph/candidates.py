@@ -51,8 +51,9 @@ _QUERY = (("A process writes the rows that the query of {n} returns; the sample 
            "The rule behind {n} is not enforced where these rows are written."),
           ("Find the process that writes the rows {n} returns, and correct it.",
            "Enforce the rule behind {n} in the database or the pipeline that writes the rows."))
-_ERROR: tuple[tuple[str, ...], tuple[str, ...]] = (("The check {n} could not run, so the state of its data is unknown.",),
-          ("Fix the check {n} or the database access it needs, then scan again.",))
+_ERROR: tuple[tuple[str, ...], tuple[str, ...]] = (
+    ("The check {n} could not run, so the state of its data is unknown.",),
+    ("Fix the check {n} or the database access it needs, then scan again.",))
 
 
 def candidates(finding: dict[str, Any]) -> tuple[list[str], list[str]]:

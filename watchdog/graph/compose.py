@@ -55,7 +55,8 @@ def prose_schema(names: list[str], keys: tuple[str, ...] = ("summary", "prioriti
     def strings(fewest: int, top: int, enum: list[str] | None = None) -> dict[str, Any]:  # bounded: a small
         item: dict[str, Any] = {"type": "string", "enum": enum} if enum else \
             {"type": "string", "minLength": 12, "maxLength": 160}  # model otherwise repeats to the cap
-        return {"type": "array", "items": item, "minItems": fewest, "maxItems": min(top, len(enum)) if enum else top}
+        # one choice each: a small model asked for up to two choices gives the same one twice
+        return {"type": "array", "items": item, "minItems": fewest, "maxItems": 1 if enum else top}
 
     def entry(name: str) -> dict[str, Any]:
         causes, fixes = (choices or {}).get(name, ([], []))

@@ -53,9 +53,11 @@ def failed(step: str, role: str, state: ReportState, exc: LLMUnavailable) -> dic
             "trail": [entry(step, state, error=str(exc), tokens=tokens, attempts=exc.attempts)]}
 
 
-def messages_for(state: ReportState, request: str) -> list[BaseMessage]:
-    """Every call: the shared findings block first (the same for all roles), then the role's request."""
-    return [SystemMessage(prompts.shared_system(state["findings"])), HumanMessage(request)]
+def messages_for(config: LLMConfig, state: ReportState, request: str) -> list[BaseMessage]:
+    """Every call: the shared findings block first (the same for all roles and rounds of a run), then the role's
+    request. Choosing causes among candidates, the model needs no sample rows: the block leaves them out."""
+    samples = not (config.table == "program" and config.causes == "choose")
+    return [SystemMessage(prompts.shared_system(state["findings"], samples=samples)), HumanMessage(request)]
 
 
 def with_format(model: Any, response_format: dict[str, Any]) -> Any:
@@ -75,7 +77,7 @@ def _tokens_entry(role: str, result: Call) -> dict[str, Any]:
 
 def plan(state: ReportState, deps: GraphDeps) -> dict[str, Any]:
     try:
-        result = deps.call(deps.models.planner, messages_for(state, prompts.planner_request(
+        result = deps.call(deps.models.planner, messages_for(deps.config, state, prompts.planner_request(
             state.get("failure_context"))))
     except LLMUnavailable as exc:
         return failed("plan", "planner", state, exc)
@@ -90,7 +92,8 @@ def write(state: ReportState, deps: GraphDeps) -> dict[str, Any]:
         return write_prose(state, deps)
     cfg = deps.config
     loop = build_tool_loop(deps.models.specialist, deps.tools, cfg.tool_budget, deps.call)
-    messages = messages_for(state, prompts.writer_request(state.get("outline"), state.get("failure_context")))
+    request = prompts.writer_request(state.get("outline"), state.get("failure_context"))
+    messages = messages_for(deps.config, state, request)
     start = time.monotonic()
     try:
         # the loop keeps no checkpoints of its own (the write node is the unit of resumption);
@@ -118,7 +121,7 @@ def write_prose(state: ReportState, deps: GraphDeps) -> dict[str, Any]:
                                      choose=choose)
     schema = compose.prose_schema(names, choices=choices_for(state) if choose else None)
     try:
-        result = deps.call(with_format(deps.models.specialist, schema), messages_for(state, request))
+        result = deps.call(with_format(deps.models.specialist, schema), messages_for(deps.config, state, request))
     except LLMUnavailable as exc:
         return failed("write", "specialist", state, exc)
     raw = str(result.message.content or "")
@@ -156,7 +159,7 @@ def fix(state: ReportState, deps: GraphDeps) -> dict[str, Any]:
     flagged = list(range(len(parts))) if whole else compose.flagged_sections(parts, bad)
     request = prompts.fix_request("".join(parts[i] for i in flagged).strip() or draft, issues)
     try:
-        result = deps.call(deps.models.specialist, messages_for(state, request))
+        result = deps.call(deps.models.specialist, messages_for(deps.config, state, request))
     except LLMUnavailable as exc:
         return failed("fix", "specialist", state, exc)
     answer = str(result.message.content or "")
@@ -176,7 +179,7 @@ def fix_prose(state: ReportState, deps: GraphDeps, issues: list[str]) -> dict[st
                        choices_for(state) if deps.config.causes == "choose" else None)
     try:
         result = deps.call(with_format(deps.models.specialist, ask.schema),
-                           messages_for(state, prompts.fix_prose_request(ask.lines)))
+                           messages_for(deps.config, state, prompts.fix_prose_request(ask.lines)))
     except LLMUnavailable as exc:
         return failed("fix", "specialist", state, exc)
     raw = str(result.message.content or "")

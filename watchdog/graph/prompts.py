@@ -115,8 +115,10 @@ _PASSING_KEYS = ("name", "check", "status", "failing", "total", "rate", "observe
 SAMPLE_ROWS = 2
 
 
-def _row(f: dict[str, Any]) -> dict[str, Any]:
-    keys = _PASSING_KEYS if f.get("status") == "pass" else _PROBLEM_KEYS
+def _row(f: dict[str, Any], samples: bool = True) -> dict[str, Any]:
+    keys: tuple[str, ...] = _PASSING_KEYS if f.get("status") == "pass" else _PROBLEM_KEYS
+    if not samples:
+        keys = tuple(k for k in keys if k != "sample")
     row: dict[str, Any] = {k: f.get(k) for k in keys if f.get(k) not in (None, [], {})}
     if str(row.get("name", "")).endswith("." + str(row.get("check"))):
         row.pop("check")  # the name says it
@@ -134,9 +136,9 @@ def _row(f: dict[str, Any]) -> dict[str, Any]:
     return row
 
 
-def findings_data(findings: dict[str, Any]) -> str:
-    """The findings as delimited data, one check a line: only what the report needs, samples capped."""
-    rows = [_row(f) for f in findings.get("findings", [])]
+def findings_data(findings: dict[str, Any], samples: bool = True) -> str:
+    """The findings as delimited data, one check a line: only what the report needs, samples capped (or none)."""
+    rows = [_row(f, samples) for f in findings.get("findings", [])]
 
     def line(obj: Any) -> str:
         return json.dumps(obj, ensure_ascii=False, default=str, separators=(",", ":"))
@@ -145,10 +147,10 @@ def findings_data(findings: dict[str, Any]) -> str:
     return "<data>\n" + line(head) + "\nfindings:\n" + "\n".join(line(r) for r in rows) + "\n</data>"
 
 
-def shared_system(findings: dict[str, Any]) -> str:
+def shared_system(findings: dict[str, Any], *, samples: bool = True) -> str:
     """The first message of every call: the same for every role and round (prompt-cache friendly)."""
     diagnosed = any(isinstance(f.get("diagnosis"), dict) for f in findings.get("findings", []))
-    return SHARED_SYSTEM + (" " + DIAGNOSIS_RULE if diagnosed else "") + "\n\n" + findings_data(findings)
+    return SHARED_SYSTEM + (" " + DIAGNOSIS_RULE if diagnosed else "") + "\n\n" + findings_data(findings, samples)
 
 
 def problem_names(findings: dict[str, Any]) -> list[str]:

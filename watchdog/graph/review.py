@@ -79,7 +79,7 @@ def ask_review(state: ReportState, deps: GraphDeps) -> tuple[dict[str, Any], dic
     cfg = deps.config
     try:
         result = deps.call(with_format(deps.models.evaluator, REVIEW_FORMAT),
-                           messages_for(state, prompts.review_request(state.get("draft") or "")))
+                           messages_for(deps.config, state, prompts.review_request(state.get("draft") or "")))
     except LLMUnavailable as exc:
         return ({"available": False, "passed": None, "mode": cfg.review, "error": str(exc)},
                 {"evaluator": exc.usage} if exc.usage else {})
