@@ -35,7 +35,8 @@ def gather_status(settings: Settings, count: int = 3) -> dict[str, Any]:
         seen = live_members(store, within_s=settings.scheduler.lease_s)
         stored = store.call(_stored_next_runs, store.engine)
         lease = describe(state)
-        stop = last_stop(store, state.holder) if state is not None and not lease.get("leader") else None
+        stop = last_stop(store, state.holder) if state is not None and state.holder and not lease.get("leader") \
+            else None
     finally:
         store.close()
     leader = lease.get("leader")
