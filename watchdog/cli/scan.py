@@ -17,6 +17,7 @@ from watchdog.exit_codes import ExitCode
 
 if TYPE_CHECKING:  # the scanner is imported inside the commands (``scan`` starts its SQLite worker first)
     from watchdog.database import DatabaseConfig
+    from watchdog.run.compute import RunOutcome
     from watchdog.run.scan_run import ScanOutcome
 
 
@@ -71,7 +72,7 @@ def scan(db: str | None, files: tuple[str, ...], checks: tuple[str, ...], out_di
     with console.scan_progress(enabled=True) as progress:
         outcome = run_scan(database, checks, out_dir=target, sample=sample, on_progress=progress, llm=llm,
                            settings=settings)
-    _show_outcome(outcome, as_json)
+    _show_outcome(outcome, target, as_json)
     sys.exit(int(outcome.exit_code))
 
 
@@ -101,14 +102,16 @@ def _with_files(db: str | None, files: tuple[str, ...], config_path: Path | None
     return replace(database, files=tables)
 
 
-def _show_outcome(outcome: ScanOutcome, as_json: bool) -> None:
+def _show_outcome(outcome: ScanOutcome | RunOutcome, run_dir: Path, as_json: bool) -> None:
     if as_json:
         click.echo(outcome.doc.to_json(), nl=False)
     else:
-        out = console.stdout()
+        from watchdog.run.filing import RunFolder
+
+        out, folder = console.stdout(), RunFolder(run_dir)
         out.print(console.summary_table(outcome.doc))
         out.print(console.summary_line(outcome.doc))
-        out.print(f"findings: {outcome.findings_path}\nreport:   {outcome.report_path}")
+        out.print(f"findings: {folder.findings_path}\nreport:   {folder.report_path}")
     if outcome.llm is not None:
         console.llm_summary(outcome.llm)
     if outcome.doc.error:
@@ -240,6 +243,6 @@ def demo(config_path: Path | None) -> None:
     with console.scan_progress() as progress:
         run, _planted = run_demo(settings, on_progress=progress)
     assert run.scan is not None
-    _show_outcome(run.scan, as_json=False)
+    _show_outcome(run.scan, run.run_dir, as_json=False)
     click.echo(f"run {run.run_id} recorded in the history; latest: {run.run_dir.parent / 'latest'}")
     sys.exit(int(ExitCode.ERROR) if run.exit_code == ExitCode.ERROR else 0)

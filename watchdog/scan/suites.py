@@ -32,6 +32,16 @@ class Suite:
     checks: list[Check] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class SuiteSource:
+    """A suite that is not a file: YAML ``text`` or an already parsed mapping (``data``), called ``name`` in
+    error messages and in findings.json's ``suites`` (a mapping's problems have no line number)."""
+
+    name: str
+    text: str | None = None
+    data: Any = None
+
+
 @dataclass
 class SuiteProblem:
     path: Path
@@ -53,12 +63,13 @@ class SuiteError(ConfigError):
         super().__init__(head + "".join(f"\n  {p}" for p in self.problems))
 
 
-def load_suites(paths: Iterable[str | Path]) -> list[Suite]:
-    """Load every suite; raise :class:`SuiteError` listing all problems (also duplicate check names)."""
+def load_suites(paths: Iterable[str | Path | SuiteSource]) -> list[Suite]:
+    """Load every suite (files, or :class:`SuiteSource` text and mappings); raise :class:`SuiteError` listing
+    all problems (also duplicate check names)."""
     suites: list[Suite] = []
     problems: list[SuiteProblem] = []
     for path in paths:
-        suite, found = _load_one(Path(path))
+        suite, found = _load_source(path) if isinstance(path, SuiteSource) else _load_one(Path(path))
         problems.extend(found)
         if suite:
             suites.append(suite)
@@ -74,7 +85,7 @@ def load_suites(paths: Iterable[str | Path]) -> list[Suite]:
     return suites
 
 
-def load_suite(path: str | Path) -> Suite:
+def load_suite(path: str | Path | SuiteSource) -> Suite:
     return load_suites([path])[0]
 
 
@@ -83,6 +94,16 @@ def _load_one(path: Path) -> tuple[Suite | None, list[SuiteProblem]]:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         return None, [SuiteProblem(path, None, "", f"cannot read the file: {exc.strerror or exc}")]
+    return _load_text(path, text)
+
+
+def _load_source(source: SuiteSource) -> tuple[Suite | None, list[SuiteProblem]]:
+    if source.text is not None:
+        return _load_text(Path(source.name), source.text)
+    return _SuiteReader(Path(source.name), YamlLines()).read(source.data)
+
+
+def _load_text(path: Path, text: str) -> tuple[Suite | None, list[SuiteProblem]]:
     try:
         data, lines = load_with_lines(text)
     except DuplicateKeyError as exc:
