@@ -131,6 +131,17 @@ class RunFolder:
             point_latest(self.path.parent, self.path)
         return self.report_path
 
+    def copy_into(self, audit_dir: Path) -> RunFolder:
+        """A ``file`` channel's copy: this run folder under ``audit_dir`` (unless it is there already), and
+        ``latest`` there pointing at it."""
+        destination = RunFolder(audit_dir / self.path.name)
+        if destination.path.resolve() != self.path.resolve():
+            import shutil
+
+            shutil.copytree(self.path, destination.path, dirs_exist_ok=True)
+        point_latest(audit_dir, destination.path)
+        return destination
+
     def read_audit(self) -> dict[str, Any] | None:
         """audit.json as today's schema says (a status word of an earlier version read as today's)."""
         if not self.audit_path.is_file():
