@@ -101,3 +101,16 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--update-golden", action="store_true", default=False,
                      help="rewrite the golden SQL files (tests/golden/) instead of comparing them")
+
+
+@pytest.fixture
+def generated_database(make_database, tmp_path: Path):
+    """A factory: ``generated_database(seed, kind="sqlite", **generate_options)`` loads bench/dbgen.py's random
+    database of that seed into a fresh database of ``kind`` and returns ``Generated`` (url, suite YAML path,
+    truth dict, the GeneratedDatabase); ``declare=True`` writes the table-options form of the suite."""
+    from tests.generated import load_generated
+
+    def make(seed: int, kind: str = "sqlite", *, declare: bool = False, **options):
+        return load_generated(make_database(kind), tmp_path / "generated", seed, declare=declare, **options)
+
+    return make

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 #: the modules that register commands on ``cli``; imported when a command is looked up, so that
 #: ``watchdog --version`` (and a usage error) starts without them
-COMMAND_MODULES = ("scan", "audits", "report", "daemon", "mcp", "dashboard", "profile")
+COMMAND_MODULES = ("scan", "audits", "report", "daemon", "mcp", "dashboard", "profile", "diff")
 #: where each command lives, so that running one imports only its module (``watchdog scan`` does not pay
 #: for the daemon, the MCP server or the profiler); a command missing here is still found, by importing all
 #: of COMMAND_MODULES (tests/test_cli.py checks that this map is complete)
@@ -30,7 +30,7 @@ COMMAND_HOMES = {
     "run": "audits", "history": "audits", "review": "audits",
     "verify": "report", "graph": "report", "resume": "report", "trail": "report",
     "serve": "daemon", "schedule": "daemon", "status": "daemon",
-    "mcp": "mcp", "dashboard": "dashboard", "profile": "profile", "suggest": "profile",
+    "mcp": "mcp", "dashboard": "dashboard", "profile": "profile", "suggest": "profile", "diff": "diff",
 }
 
 

@@ -23,6 +23,7 @@ Protocol over stdin/stdout, frames of a 4-byte big-endian length and a ``marshal
 
 from __future__ import annotations
 
+import hashlib
 import marshal
 import re
 import sqlite3
@@ -100,6 +101,24 @@ def sqlite_regexp(pattern: str | None, value: Any) -> int | None:
     return 1 if _compiled(pattern).search(value) else 0
 
 
+def sqlite_md5(value: Any) -> str | None:
+    """``md5(text)``: 32 lower-case hex digits of the UTF-8 text, as PostgreSQL, MySQL, DuckDB and Spark give
+    (the reconciler's row hashes)."""
+    if value is None:
+        return None
+    data = value if isinstance(value, bytes) else str(value).encode("utf-8")
+    return hashlib.md5(data, usedforsecurity=False).hexdigest()
+
+
+def sqlite_md5_int(value: Any, start: Any, digits: Any) -> int | None:
+    """``md5_int(text, start, digits)``: hex digits ``start``.. (1-based, at most 15) of ``md5(text)`` as a number:
+    the reconciler's row hash in one call per row."""
+    if value is None or not isinstance(start, int) or not isinstance(digits, int) or not 0 < digits <= 15:
+        return None
+    data = value if isinstance(value, bytes) else str(value).encode("utf-8")
+    return int(hashlib.md5(data, usedforsecurity=False).hexdigest()[start - 1:start - 1 + digits] or "0", 16)
+
+
 # --------------------------------------------------------------------------- the worker
 
 
@@ -129,6 +148,8 @@ class Worker:
         except sqlite3.Error as exc:
             raise Unavailable(f"cannot open SQLite database {file}: {exc}") from None
         conn.create_function("regexp", 2, sqlite_regexp, deterministic=True)
+        conn.create_function("md5", 1, sqlite_md5, deterministic=True)
+        conn.create_function("md5_int", 3, sqlite_md5_int, deterministic=True)
         conn.set_authorizer(authorizer)
         self.conn, self.path = conn, path
         return conn

@@ -14,6 +14,8 @@ SQLITE_FUNCTIONS = frozenset({
     "char", "format", "glob", "hex", "ifnull", "iif", "if", "instr", "like", "likelihood", "likely", "unlikely",
     "printf", "quote", "soundex", "typeof", "subtype", "unhex", "unicode", "zeroblob", "octet_length",
     "random", "randomblob", "regexp", "sqlite_version",
+    # watchdog's own (the SQLite worker registers them): MD5 and hex digits as a number, for row hashes
+    "md5", "md5_int",
     # math (SQLITE_ENABLE_MATH_FUNCTIONS)
     "acosh", "asinh", "atanh", "cosh", "sinh", "tanh", "log2", "trunc",
     # date and time

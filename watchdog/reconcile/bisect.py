@@ -1,0 +1,137 @@
+"""Checksum bisection: compare two tables by segments of their keys, splitting only the segments that differ.
+
+Rows sit on a number line: the integer key itself, or a 32-bit hash of the canonical key. The line is cut into
+``fanout`` segments whose widths are powers of ``fanout`` (so every level's segments nest in the last's);
+each side computes, in one statement per level, the row count and checksum of each segment inside the ranges
+still in question. Equal segments are done. A differing segment is split again, unless it is small (at most
+``leaf_rows`` rows on each side), when both sides return its keys and row hashes and Python compares them.
+Statements grow with the depth of the differences (a handful per level), never with the size of the table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from watchdog.reconcile.side import LeafRow, Partition, Ranges, Side, Sums
+
+
+@dataclass
+class Differences:
+    """What bisection found, by canonical key."""
+
+    missing_in_target: dict[tuple[str, ...], Any] = field(default_factory=dict)
+    missing_in_source: dict[tuple[str, ...], Any] = field(default_factory=dict)
+    changed: dict[tuple[str, ...], Any] = field(default_factory=dict)
+    #: keys held by more than one row on a side: {key: (values, rows on source, rows on target)}
+    duplicates: dict[tuple[str, ...], tuple[Any, int, int]] = field(default_factory=dict)
+    levels: int = 0
+
+
+#: segments of the first level at most (its statement returns one row per segment that holds rows)
+MAX_FIRST_SEGMENTS = 4096
+
+
+def first_width(span: int, rows: int, leaf_rows: int) -> int:
+    """The first level's segment width: the smallest power of two that cuts ``span`` into segments of about
+    ``leaf_rows`` rows (at most :data:`MAX_FIRST_SEGMENTS` of them), so a sparse difference is found at once."""
+    segments = min(MAX_FIRST_SEGMENTS, max(1, -(-rows // max(1, leaf_rows))))
+    width = 1
+    while -(-span // width) > segments:
+        width *= 2
+    return width
+
+
+def merge_ranges(buckets: list[int], lo: int, width: int) -> Ranges:
+    """The value ranges of segments ``buckets`` (at ``width``), adjacent ones joined."""
+    out: Ranges = []
+    for b in sorted(buckets):
+        start, end = lo + b * width, lo + (b + 1) * width - 1
+        if out and out[-1][1] + 1 == start:
+            out[-1] = (out[-1][0], end)
+        else:
+            out.append((start, end))
+    return out
+
+
+def bisect(source: Side, target: Side, partition: Partition, *, rows: int, fanout: int, leaf_rows: int,
+           leaf_fetch_rows: int) -> Differences:
+    """``rows``: the larger side's row count; ``fanout``: a power of two, the segments a segment splits into."""
+    if fanout < 2 or fanout & (fanout - 1):
+        raise ValueError(f"fanout must be a power of two of at least 2, not {fanout}")
+    found = Differences()
+    width = first_width(partition.hi - partition.lo + 1, rows, leaf_rows)
+    pending: Ranges = [(partition.lo, partition.hi)]
+    while pending:
+        found.levels += 1
+        src = source.checksums(partition, pending, width)
+        tgt = target.checksums(partition, pending, width)
+        differing = [b for b in sorted(set(src) | set(tgt)) if src.get(b) != tgt.get(b)]
+        leaves: list[tuple[int, int]] = []
+        deeper: list[int] = []
+        for b in differing:
+            rows = max(_rows(src.get(b)), _rows(tgt.get(b)))
+            if width == 1 or rows <= leaf_rows:
+                leaves.append((b, rows))
+            else:
+                deeper.append(b)
+        for chunk in _leaf_chunks(leaves, leaf_fetch_rows):
+            ranges = merge_ranges(chunk, partition.lo, width)
+            _compare_leaves(source.leaf_rows(partition, ranges, leaf_fetch_rows + 1),
+                            target.leaf_rows(partition, ranges, leaf_fetch_rows + 1), found)
+        pending = merge_ranges(deeper, partition.lo, width)
+        width = max(1, width // fanout)
+    return found
+
+
+def _rows(sums: Sums | None) -> int:
+    return 0 if sums is None else sums[0]
+
+
+def _leaf_chunks(leaves: list[tuple[int, int]], budget: int) -> list[list[int]]:
+    """Segments grouped so each group's rows stay within ``budget`` (one statement per side each)."""
+    chunks: list[list[int]] = []
+    current: list[int] = []
+    total = 0
+    for b, rows in leaves:
+        if current and total + rows > budget:
+            chunks.append(current)
+            current, total = [], 0
+        current.append(b)
+        total += rows
+    if current:
+        chunks.append(current)
+    return chunks
+
+
+def _compare_leaves(src_rows: list[LeafRow], tgt_rows: list[LeafRow], found: Differences) -> None:
+    src = _by_key(src_rows)
+    tgt = _by_key(tgt_rows)
+    for key in sorted(set(src) | set(tgt), key=_order):
+        s, t = src.get(key, []), tgt.get(key, [])
+        if len(s) > 1 or len(t) > 1:
+            found.duplicates[key] = ((s or t)[0][0], len(s), len(t))
+        elif not t:
+            found.missing_in_target[key] = s[0][0]
+        elif not s:
+            found.missing_in_source[key] = t[0][0]
+        elif s[0][1] != t[0][1]:
+            found.changed[key] = s[0][0]
+
+
+def _order(key: tuple[str, ...]) -> tuple[tuple[int, int | float, str], ...]:
+    """Keys in their natural order: numbers by value (canonical texts of integers), then texts."""
+    out = []
+    for part in key:
+        try:
+            out.append((0, int(part), ""))
+        except (TypeError, ValueError):
+            out.append((1, 0, "" if part is None else part))
+    return tuple(out)
+
+
+def _by_key(rows: list[LeafRow]) -> dict[tuple[str, ...], list[tuple[Any, Any]]]:
+    out: dict[tuple[str, ...], list[tuple[Any, Any]]] = {}
+    for key, values, row_hash in rows:
+        out.setdefault(key, []).append((values, row_hash))
+    return out

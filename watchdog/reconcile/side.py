@@ -1,0 +1,190 @@
+"""One side of a comparison: its sandbox, table and filter, and the statements bisection asks of it.
+
+Every statement goes through the side's read-only sandbox (its policy, limits and deadline). A side never
+returns table rows to count them: it returns per-segment counts and checksums, and only for the small
+segments that differ the keys and row hashes of their rows.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from watchdog.errors import QueryTimeout
+from watchdog.reconcile import canonical as c
+from watchdog.reconcile.canonical import ColumnForm
+from watchdog.reconcile.errors import ReconcileError, ReconcileTimeout
+from watchdog.sandbox import Sandbox
+from watchdog.scan import sqlbuild
+
+#: a segment's figures: rows, and the two 32-bit halves of the row hashes summed
+Sums = tuple[int, int, int]
+#: inclusive ranges of the partition value
+Ranges = list[tuple[int, int]]
+#: a row of a small segment: (canonical key, key values, row hash)
+LeafRow = tuple[tuple[str, ...], Any, tuple[int, int]]
+#: ranges per statement, so no statement grows without bound
+RANGES_PER_STATEMENT = 200
+
+
+@dataclass
+class Partition:
+    """How rows are placed on the number line bisection cuts: the integer key itself, or a 32-bit hash of the
+    canonical key (text and compound keys: collations and binary order then never matter)."""
+
+    by_hash: bool
+    lo: int = 0
+    hi: int = 2**32 - 1
+
+
+@dataclass
+class Side:
+    sandbox: Sandbox
+    table: str
+    where: str | None
+    key: list[ColumnForm]
+    columns: list[ColumnForm]
+    deadline: float = float("inf")
+    statements: int = 0
+    bytes_fetched: int = 0
+    rows_fetched: int = 0
+    #: rows of a hash-partitioned side, summed from the first level's segments
+    counted: int = 0
+    null_keys: int = 0
+    log: list[str] = field(default_factory=list)
+
+    @property
+    def dialect(self) -> str:
+        return c.engine(self.sandbox.dialect)
+
+    # ---- SQL pieces
+    def _from(self) -> str:
+        return c.ident(self.table, self.dialect)
+
+    def _filter(self) -> str | None:
+        if not self.where:
+            return None
+        return sqlbuild.condition(self.where, self.dialect).sql(dialect=self.dialect)
+
+    def partition_value(self, partition: Partition) -> str:
+        if partition.by_hash:
+            return c.partition_hash(c.row_text(self.key, self.dialect), self.dialect)
+        return c.ident(self.key[0].name, self.dialect)
+
+    def _ranges_sql(self, value: str, ranges: Ranges) -> str:
+        return "(" + " OR ".join(f"{value} BETWEEN {lo} AND {hi}" for lo, hi in ranges) + ")"
+
+    def _hashed(self, partition: Partition, ranges: Ranges | None, extra: list[str] = ()) -> str:  # type: ignore[assignment]
+        """``SELECT wd_p, wd_m[, extra] FROM table WHERE filter AND ranges``: partition value and row MD5."""
+        d = self.dialect
+        p = self.partition_value(partition)
+        conditions = [x for x in (self._filter(),) if x]
+        if ranges is not None and not partition.by_hash:
+            conditions.append(self._ranges_sql(p, ranges))
+        row = c.row_hash(c.row_text(self.key + self.columns, d), d)
+        sql = f"SELECT {p} AS wd_p, {row} AS wd_m{''.join(', ' + e for e in extra)} FROM {self._from()}"
+        if conditions:
+            sql += " WHERE " + " AND ".join(f"({x})" for x in conditions)
+        if ranges is not None and partition.by_hash:
+            sql = f"SELECT * FROM ({sql}) AS wd_r WHERE {self._ranges_sql('wd_p', ranges)}"
+        return sql
+
+    # ---- statements
+    def run(self, sql: str, *, max_rows: int) -> list[tuple[Any, ...]]:
+        remaining = self.deadline - time.monotonic()
+        if remaining <= 0:
+            raise ReconcileTimeout(f"the comparison passed its deadline after {self.statements} statements on "
+                                   f"{self.sandbox.display_url}")
+        self.statements += 1
+        try:
+            result = self.sandbox.query(sql, max_rows=max_rows, timeout_s=min(self.sandbox.timeout_s, remaining))
+        except QueryTimeout as exc:
+            raise ReconcileTimeout(f"a statement on {self.sandbox.display_url} passed the deadline and was "
+                                   f"cancelled: {exc}") from None
+        if result.truncated:
+            raise ReconcileError(f"a segment of {self.table} returned more than {max_rows} rows or "
+                                 "the byte limit; give a larger max_rows to the database or a smaller --leaf-rows")
+        self.rows_fetched += len(result.rows)
+        self.bytes_fetched += sum(len(str(v)) for row in result.rows for v in row)
+        return result.rows
+
+    def bounds(self) -> tuple[int, int | None, int | None]:
+        """(rows, smallest key, largest key) of an integer-keyed side."""
+        k = c.ident(self.key[0].name, self.dialect)
+        sql = (f"SELECT COUNT(*), MIN({k}), MAX({k}), SUM(CASE WHEN {k} IS NULL THEN 1 ELSE 0 END) "
+               f"FROM {self._from()}")
+        where = self._filter()
+        if where:
+            sql += f" WHERE {where}"
+        n, lo, hi, nulls = self.run(sql, max_rows=2)[0]
+        self.null_keys = int(nulls or 0)
+        return int(n or 0), (None if lo is None else int(lo)), (None if hi is None else int(hi))
+
+    def count(self) -> int:
+        sql = f"SELECT COUNT(*) FROM {self._from()}"
+        where = self._filter()
+        if where:
+            sql += f" WHERE {where}"
+        return int(self.run(sql, max_rows=2)[0][0] or 0)
+
+    def whole(self) -> Sums:
+        """Rows and checksum of the whole (filtered) table."""
+        d = self.dialect
+        h1, h2 = c.hash_parts("wd_m", d)
+        sql = f"SELECT COUNT(*), SUM({h1}), SUM({h2}) FROM ({self._hashed(Partition(by_hash=True), None)}) AS wd_s"
+        n, s1, s2 = self.run(sql, max_rows=2)[0]
+        return int(n or 0), int(s1 or 0), int(s2 or 0)
+
+    def checksums(self, partition: Partition, ranges: Ranges, width: int) -> dict[int, Sums]:
+        """``{segment: (rows, sum1, sum2)}`` for the segments of ``width`` inside ``ranges``."""
+        d = self.dialect
+        out: dict[int, Sums] = {}
+        for chunk in _chunks(ranges, RANGES_PER_STATEMENT):
+            bucket = c.int_div(f"wd_p - {partition.lo}", width, d)
+            h1, h2 = c.hash_parts("wd_m", d)
+            sql = (f"SELECT {bucket} AS wd_b, COUNT(*), SUM({h1}), SUM({h2}) FROM ({self._hashed(partition, chunk)}) "
+                   f"AS wd_s GROUP BY {bucket}")
+            segments = sum((hi - partition.lo) // width - (lo - partition.lo) // width + 1 for lo, hi in chunk)
+            for b, n, s1, s2 in self.run(sql, max_rows=segments + 1):
+                out[int(b)] = (int(n), int(s1 or 0), int(s2 or 0))
+        return out
+
+    def leaf_rows(self, partition: Partition, ranges: Ranges, max_rows: int) -> list[LeafRow]:
+        """``(canonical key, key values, row hash)`` of every row inside ``ranges``."""
+        d = self.dialect
+        keys = [f"{c.value_text(k, d)} AS wd_k{i}" for i, k in enumerate(self.key)]
+        raw = [f"{c.ident(k.name, d)} AS wd_v{i}" for i, k in enumerate(self.key)]
+        out = []
+        for chunk in _chunks(ranges, RANGES_PER_STATEMENT):
+            h1, h2 = c.hash_parts("wd_m", d)
+            names = ", ".join([f"wd_k{i}" for i in range(len(self.key))] + [f"wd_v{i}" for i in range(len(self.key))])
+            sql = f"SELECT {h1}, {h2}, {names} FROM ({self._hashed(partition, chunk, keys + raw)}) AS wd_s"
+            n = len(self.key)
+            for row in self.run(sql, max_rows=max_rows):
+                out.append((tuple(row[2:2 + n]), row[2 + n:2 + 2 * n], (int(row[0]), int(row[1]))))
+        return out
+
+    def values(self, keys: list[tuple[str, ...]]) -> dict[tuple[str, ...], tuple[list[str | None], list[Any]]]:
+        """``{canonical key: (canonical texts, raw values)}`` of the compared columns, for a few keys."""
+        if not keys:
+            return {}
+        d = self.dialect
+        texts = [f"{c.value_text(col, d)} AS wd_t{i}" for i, col in enumerate(self.columns)]
+        raws = [f"{c.ident(col.name, d)} AS wd_r{i}" for i, col in enumerate(self.columns)]
+        ktexts = [f"{c.value_text(k, d)} AS wd_k{i}" for i, k in enumerate(self.key)]
+        match = " OR ".join(
+            "(" + " AND ".join(f"{c.value_text(k, d)} = {c.literal(v, d)}" for k, v in zip(self.key, key, strict=True))
+            + ")" for key in keys)
+        conditions = [x for x in (self._filter(), match) if x]
+        sql = (f"SELECT {', '.join(ktexts + texts + raws)} FROM {self._from()} WHERE "
+               + " AND ".join(f"({x})" for x in conditions))
+        n, m = len(self.key), len(self.columns)
+        out = {}
+        for row in self.run(sql, max_rows=4 * len(keys) + 2):
+            out[tuple(row[:n])] = (list(row[n:n + m]), list(row[n + m:n + 2 * m]))
+        return out
+
+
+def _chunks(ranges: Ranges, size: int) -> list[Ranges]:
+    return [ranges[i:i + size] for i in range(0, len(ranges), size)] or [[]]
