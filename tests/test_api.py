@@ -130,7 +130,7 @@ def test_an_unreachable_database_is_a_finding_error_without_the_password():
 
 
 def test_masking_uses_the_call_s_own_secrets_not_the_process_registry():
-    from watchdog.api_secrets import CallSecrets
+    from watchdog.api.secrets import CallSecrets
 
     one = CallSecrets()
     one.add_url("postgresql://reader:Zq9-only-this-call@db/shop?sslpassword=Kx7-param-secret")

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
 
-from watchdog.api_secrets import CallSecrets
+from watchdog.api.secrets import CallSecrets
 from watchdog.database import DatabaseConfig
 from watchdog.defaults import DEFAULT_SAMPLE
 from watchdog.errors import ConfigError
@@ -63,7 +63,7 @@ def scan(db: str | DatabaseConfig, suites: SuiteLike | Iterable[SuiteLike], *, s
         target = target.with_limits(timeout_s=timeout)
         request = RunRequest(database=target, suites=load_suites(_sources(suites)), run_id=new_run_id(),
                              sample=sample)
-        return secrets.mask(compute_run(request).doc)  # type: ignore[no-any-return]
+        return secrets.mask(compute_run(request).doc)
 
 
 def load_suite(suite: SuiteLike) -> Suite:
@@ -118,7 +118,7 @@ def run_audit(name: str, config: str | Path | Settings | None = None, *, models:
         result = RunResult(run.run_id, run.audit, run.status, run.run_dir,
                            run.scan.doc if run.scan is not None else None, dict(run.trends), list(run.deliveries),
                            run.awaiting_review, run.filing_error)
-        return secrets.mask(result)  # type: ignore[no-any-return]
+        return secrets.mask(result)
 
 
 def verify(report_md: str, findings: FindingsDoc | Mapping[str, Any] | str | Path) -> Verification:
