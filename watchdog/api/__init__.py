@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
 
+import watchdog as _package
 from watchdog.api.secrets import CallSecrets
 from watchdog.database import DatabaseConfig
 from watchdog.defaults import DEFAULT_SAMPLE
@@ -30,6 +31,10 @@ from watchdog.scan.suites import Suite, SuiteSource, load_suites
 if TYPE_CHECKING:
     from watchdog.settings import Settings
     from watchdog.verify.model import Verification
+
+if getattr(_package, "__distribution__", None) != "watchdog-dq":  # another watchdog's __init__ over this package's
+    raise ImportError(f"`import watchdog` gives another package's {_package.__file__}, not watchdog-dq's: two "
+                      "packages named watchdog share one folder; install watchdog-dq in an environment of its own")
 
 __all__ = ["RunResult", "SuiteLike", "load_suite", "run_audit", "scan", "verify"]
 
