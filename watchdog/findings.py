@@ -27,6 +27,8 @@ if TYPE_CHECKING:
 Status = Literal["pass", "warn", "fail", "error"]
 SAMPLE_TEXT_LIMIT = 200
 _STATUSES = ("pass", "warn", "fail", "error")
+#: how the ``error`` of a check that was never run begins (Ctrl-C, or an error that stopped the whole scan)
+NOT_RUN = "not run: "
 _SEVERITIES = ("fail", "warn")
 
 
@@ -63,6 +65,9 @@ class Finding:
     sql: str | None = None
     error: str | None = None
     description: str | None = None
+    #: where the failing rows concentrate, since when, which values, overlap with other checks (see
+    #: watchdog/diagnose/); None: not diagnosed (the key is then left out of the JSON)
+    diagnosis: dict[str, Any] | None = None
 
     def __post_init__(self) -> None:
         if self.status not in _STATUSES:
@@ -74,6 +79,11 @@ class Finding:
         self.failing, self.total = _count(self.failing), _count(self.total)
         self.rate, self.observed = _ratio(self.rate), _number(self.observed)
 
+    @property
+    def not_run(self) -> bool:
+        """The check was never run (its ``status`` is ``error``; the document's ``error`` says why)."""
+        return self.status == "error" and (self.error or "").startswith(NOT_RUN)
+
     def to_json_dict(self) -> dict[str, Any]:
         """The finding as JSON values, keys in field order (what ``model_dump(mode="json")`` gave)."""
         return {"name": self.name, "check": self.check, "table": self.table, "column": self.column,
@@ -81,7 +91,8 @@ class Finding:
                 "severity": self.severity, "params": _plain(self.params), "failing": self.failing,
                 "total": self.total, "rate": self.rate, "observed": self.observed, "details": _plain(self.details),
                 "sample": _plain(self.sample), "sql": self.sql, "error": self.error,
-                "description": self.description}
+                "description": self.description,
+                **({"diagnosis": _plain(self.diagnosis)} if self.diagnosis is not None else {})}
 
 
 @dataclass(kw_only=True)

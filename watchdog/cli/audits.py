@@ -51,10 +51,8 @@ def run(audit: str, as_json: bool, tick: str | None, config_path: Path | None) -
     if as_json:
         click.echo(result.scan.doc.to_json(), nl=False)
     else:
-        out = console.stdout()
-        out.print(console.summary_table(result.scan.doc, result.trends))
-        out.print(console.summary_line(result.scan.doc))
-        out.print(f"run {result.run_id}: {result.status}\n"
+        console.show_scan(result.scan.doc, result.trends)
+        console.stdout().print(f"run {result.run_id}: {result.status}\n"
                   + ("filed:    NOT FILED (see below)" if result.filing_error else f"filed:    {result.run_dir}"))
     if result.filing_error:
         click.echo(f"filing failed: {result.filing_error} (the findings are recorded in the history and were "

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from rich.table import Table
 
     from watchdog.findings import FindingsDoc
+    from watchdog.report.view import Order
     from watchdog.sandbox import QueryResult
 
 STATUS_STYLE = {"pass": "green", "warn": "yellow", "fail": "red", "error": "bold red"}
@@ -62,11 +63,14 @@ def scan_progress(enabled: bool = True) -> Iterator[Any]:
         yield update
 
 
-def summary_table(doc: FindingsDoc, trends: dict[str, str] | None = None) -> Table:
+def summary_table(doc: FindingsDoc, trends: dict[str, str] | None = None, order: Order = "problems") -> Table:
+    """One row per check, problems first unless ``order`` is ``suite``; thresholds written after the figures
+    (``3 (max 5)``); a check's error in full (it is said nowhere else on the terminal)."""
     from rich.table import Table
 
-    from watchdog.report.escape import plain_text
-    from watchdog.report.render import measure
+    from watchdog.report.escape import WHOLE, plain_text
+    from watchdog.report.render import failing_cell, measure
+    from watchdog.report.view import ordered
 
     table = Table(title=None, show_lines=False)
     columns = [("Check", "left"), ("Status", "left"), ("Failing", "right"), ("Total", "right"),
@@ -75,26 +79,27 @@ def summary_table(doc: FindingsDoc, trends: dict[str, str] | None = None) -> Tab
         columns.insert(2, ("Change", "left"))
     for name, justify in columns:
         table.add_column(name, justify=justify, overflow="fold")  # type: ignore[arg-type]
-    for f in doc.findings:
+    for f in ordered(doc.findings, order):
         style = STATUS_STYLE[f.status]
-        figure = redact(plain_text(f.error, 60)) if f.status == "error" else measure(f)
-        failing = "" if f.failing is None else f"{f.failing:,}{allowed(f.params)}"
-        cells = [plain_text(f.name, 60), f"[{style}]{f.status.upper()}[/]",
-                 failing, "" if f.total is None else f"{f.total:,}", figure]
+        error = f.status == "error" and not f.not_run
+        figure = redact(plain_text(f.error, WHOLE)) if error else measure(f)
+        cells = [plain_text(f.name, WHOLE), f"[{style}]{f.status.upper()}[/]",
+                 "" if f.failing is None else failing_cell(f), "" if f.total is None else f"{f.total:,}", figure]
         if trends:
             cells.insert(2, trends.get(f.name, ""))
         table.add_row(*cells)
     return table
 
 
-def allowed(params: dict[str, Any]) -> str:
-    """The thresholds a row check tolerates, for the Failing cell: `` (max 50)``, `` (max 5%)``."""
-    limits = []
-    if isinstance(params.get("max_count"), int):
-        limits.append(f"{params['max_count']:,}")
-    if isinstance(params.get("max_rate"), (int, float)) and not isinstance(params.get("max_rate"), bool):
-        limits.append(f"{params['max_rate'] * 100:g}%")
-    return f" (max {' and '.join(limits)})" if limits else ""
+def show_scan(doc: FindingsDoc, trends: dict[str, str] | None = None, order: Order = "problems") -> None:
+    """A scan on the terminal: the error that stopped it first (in full, once), the table (left out when no
+    check ran at all), the summary line."""
+    if doc.error:
+        error_line("error", doc.error)
+    out = stdout()
+    if any(not f.not_run for f in doc.findings) or not doc.findings:
+        out.print(summary_table(doc, trends, order))
+    out.print(summary_line(doc))
 
 
 def history_table(runs: list[Any]) -> Table:
@@ -114,7 +119,9 @@ def history_table(runs: list[Any]) -> Table:
 
 def summary_line(doc: FindingsDoc) -> str:
     s = doc.summary
-    return f"{s.checks} checks: {s.failed} failed, {s.warned} warned, {s.passed} passed, {s.errors} errors"
+    not_run = sum(f.not_run for f in doc.findings)
+    return (f"{s.checks} checks: {s.failed} failed, {s.warned} warned, {s.passed} passed, {s.errors} errors"
+            + (f" ({not_run} not run)" if not_run else ""))
 
 
 def query_table(result: QueryResult) -> Table:
@@ -143,9 +150,12 @@ def query_json(result: QueryResult) -> str:
 
 
 def error_line(prefix: str, message: object) -> None:
-    """One clear line on stderr: ``prefix: message`` (secrets masked)."""
+    """One clear line on stderr: ``prefix: message`` (secrets masked), after what stdout holds so far (so
+    the two read in order when they go to one log)."""
     text = redact(message)
+    sys.stdout.flush()
     sys.stderr.write(f"{prefix}: {text}\n")
+    sys.stderr.flush()
 
 
 def llm_summary(outcome: Any) -> None:

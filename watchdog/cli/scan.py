@@ -5,20 +5,21 @@ from __future__ import annotations
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import click
 
 from watchdog.cli import console
 from watchdog.cli.app import CONTEXT, GreedyOption, cli, config_option, resolve_db
 from watchdog.defaults import DEFAULT_MAX_ROWS, DEFAULT_PARALLEL, DEFAULT_SAMPLE, DEFAULT_TIMEOUT_S
-from watchdog.errors import ConfigError
+from watchdog.errors import ConfigError, WatchdogError
 from watchdog.exit_codes import ExitCode
+from watchdog.report.view import DEFAULT_ORDER, ORDERS, Order
 
 if TYPE_CHECKING:  # the scanner is imported inside the commands (``scan`` starts its SQLite worker first)
     from watchdog.database import DatabaseConfig
-    from watchdog.run.compute import RunOutcome
     from watchdog.run.scan_run import ScanOutcome
+    from watchdog.settings import Settings
 
 
 @cli.command(context_settings=CONTEXT)
@@ -28,7 +29,10 @@ if TYPE_CHECKING:  # the scanner is imported inside the commands (``scan`` start
               help="A CSV/Parquet/JSON file (or glob) to check as table NAME (default: the file's stem), "
                    "read by DuckDB; repeatable.")
 @click.option("--checks", "checks", cls=GreedyOption, required=True, metavar="PATH [PATH...]",
-              help="Check-suite YAML files (or folders of them).")
+              help="Check-suite YAML files, or folders: every *.yaml/*.yml below them, in the order of their "
+                   "relative paths.")
+@click.option("--allow-empty", is_flag=True, help="Accept suites that hold no check at all (else exit 3: a scan "
+              "that checks nothing would pass).")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Folder for findings.json and report.md (default: reports/adhoc/<UTC timestamp>/).")
 @click.option("--json", "as_json", is_flag=True, help="Print the findings JSON on stdout instead of the table.")
@@ -39,15 +43,22 @@ if TYPE_CHECKING:  # the scanner is imported inside the commands (``scan`` start
 @click.option("--parallel", type=click.IntRange(min=1), default=None,
               help=f"SQLite: statements run at once when they are slow, each in its own read-only worker "
                    f"(default: the database's parallel, else {DEFAULT_PARALLEL}; 1: one at a time).")
+@click.option("--order", type=click.Choice(ORDERS), default=DEFAULT_ORDER, show_default=True,
+              help="How the table and the reports list the checks: problems first (failed, could not run, warned, "
+                   "then passed; suite order within each), or in the suites' order.")
 @click.option("--llm", is_flag=True, help="Also have an LLM write the report; its numbers are verified "
               "(needs OPENAI_API_KEY and/or OPENAI_BASE_URL, or llm: in the config).")
+@click.option("--no-diagnose", "no_diagnose", is_flag=True,
+              help="Do not diagnose failing checks (where their rows concentrate, since when, which values).")
 @config_option
 def scan(db: str | None, files: tuple[str, ...], checks: tuple[str, ...], out_dir: Path | None, as_json: bool,
-         sample: int, timeout_s: float | None, parallel: int | None, llm: bool, config_path: Path | None) -> None:
+         sample: int, timeout_s: float | None, parallel: int | None, order: Order, llm: bool, allow_empty: bool,
+         no_diagnose: bool,
+         config_path: Path | None) -> None:
     """Run check suites against a database and write findings.json and report.md.
 
     Exit code: 0 all passed, 1 a check failed, 2 only warnings, 3 an error
-    (bad suite, no connection, a check that could not run, --llm without an endpoint).
+    (bad suite, no check at all, no connection, a check that could not run, --llm without an endpoint).
 
     \b
     Example:
@@ -64,16 +75,42 @@ def scan(db: str | None, files: tuple[str, ...], checks: tuple[str, ...], out_di
     from watchdog.run.scan_run import run_scan, timestamp_dir
 
     settings = None
+    no_endpoint = None
     if llm:  # the configuration's llm: section (pydantic) only for an LLM report
-        from watchdog.settings import load_settings_or_default
-
-        settings = load_settings_or_default(config_path)
+        settings, no_endpoint = _llm_settings(config_path)
     target = out_dir or timestamp_dir(Path("reports").resolve() / "adhoc")
-    with console.scan_progress(enabled=True) as progress:
-        outcome = run_scan(database, checks, out_dir=target, sample=sample, on_progress=progress, llm=llm,
-                           settings=settings)
-    _show_outcome(outcome, target, as_json)
+    with console.scan_progress(enabled=True) as progress, _counterparts(config_path):
+        outcome = run_scan(database, checks, out_dir=target, sample=sample, on_progress=progress,
+                           llm=llm and no_endpoint is None, settings=settings, allow_empty=allow_empty,
+                           order=order, diagnose=not no_diagnose)
+    _show_outcome(outcome, as_json, order)
+    if no_endpoint is not None:  # the scan's findings and report are written and shown; then why no LLM report
+        console.error_line(no_endpoint.prefix, no_endpoint)
+        sys.exit(int(ExitCode.ERROR))
     sys.exit(int(outcome.exit_code))
+
+
+def _llm_settings(config_path: Path | None) -> tuple[Settings, WatchdogError | None]:
+    """The settings of an LLM report, and why it cannot be written (no model endpoint), if so: the scan
+    then still runs and shows its summary before that error."""
+    from watchdog.graph.models import LLMNotConfigured, build_models
+    from watchdog.settings import load_settings_or_default
+
+    settings = load_settings_or_default(config_path)
+    try:
+        build_models(settings.llm)  # only to check the configuration (a local server starts with the run)
+    except LLMNotConfigured as exc:
+        return settings, exc
+    return settings, None
+
+
+def _counterparts(config_path: Path | None) -> Any:
+    """Reconcile checks' ``with:`` names come from ``--config`` when it is given (else the default file)."""
+    from watchdog.reconcile import counterpart
+
+    if config_path is None:
+        return counterpart.using(None)
+    return counterpart.using(lambda name: resolve_db(name, config_path))
 
 
 def _with_files(db: str | None, files: tuple[str, ...], config_path: Path | None) -> DatabaseConfig:
@@ -102,20 +139,16 @@ def _with_files(db: str | None, files: tuple[str, ...], config_path: Path | None
     return replace(database, files=tables)
 
 
-def _show_outcome(outcome: ScanOutcome | RunOutcome, run_dir: Path, as_json: bool) -> None:
+def _show_outcome(outcome: ScanOutcome, as_json: bool, order: Order = DEFAULT_ORDER) -> None:
     if as_json:
         click.echo(outcome.doc.to_json(), nl=False)
+        if outcome.doc.error:
+            console.error_line("error", outcome.doc.error)
     else:
-        from watchdog.run.filing import RunFolder
-
-        out, folder = console.stdout(), RunFolder(run_dir)
-        out.print(console.summary_table(outcome.doc))
-        out.print(console.summary_line(outcome.doc))
-        out.print(f"findings: {folder.findings_path}\nreport:   {folder.report_path}")
+        console.show_scan(outcome.doc, order=order)
+        console.stdout().print(f"findings: {outcome.findings_path}\nreport:   {outcome.report_path}")
     if outcome.llm is not None:
         console.llm_summary(outcome.llm)
-    if outcome.doc.error:
-        console.error_line("error", outcome.doc.error)
 
 
 @cli.command(context_settings=CONTEXT)
@@ -177,11 +210,15 @@ def _statement(sql: str | None, sql_file: TextIO | None) -> str:
 @cli.command("check-config", context_settings=CONTEXT)
 @config_option
 @click.option("--checks", "checks", cls=GreedyOption, metavar="PATH [PATH...]", default=(),
-              help="Suites to validate: only these when --config is not given, else besides the configured audits'.")
-def check_config(config_path: Path | None, checks: tuple[str, ...]) -> None:
+              help="Suites to validate (files, or folders searched at any depth), checked together as one scan "
+                   "would read them: only these when --config is not given, else besides the configured audits'.")
+@click.option("--allow-empty", is_flag=True, help="Accept --checks suites that hold no check at all.")
+def check_config(config_path: Path | None, checks: tuple[str, ...], allow_empty: bool) -> None:
     """Validate the configuration and every check suite, without touching a database.
 
-    With --checks and no --config, only the suites given are validated. Warnings (printed, exit 0)
+    With --checks and no --config, only the suites given are validated. The suites of one audit (and the
+    --checks suites) are read together, as a scan reads them: a check name used twice, or no check at
+    all, is an error as it is for `scan`. Warnings (printed, exit 0)
     point at `where:` conditions that would read differently on MySQL/MariaDB.
 
     \b
@@ -190,34 +227,34 @@ def check_config(config_path: Path | None, checks: tuple[str, ...]) -> None:
         watchdog check-config --checks checks/shop.yaml
         watchdog check-config --config config/watchdog.yaml --checks checks/extra.yaml
     """
-    from watchdog.run.scan_run import expand_suite_paths
-    from watchdog.scan.suites import SuiteError, load_suites
+    from watchdog.scan.suites import Suite, SuiteError, load_suites
     from watchdog.scan.where_lint import portability_warnings
 
     settings = None
-    paths: list[Path] = []
+    groups: list[tuple[list[Path] | tuple[str, ...], bool]] = []  # suites scanned together, allow_empty
     if config_path is not None or not checks:
         from watchdog.settings import load_settings
 
         settings = load_settings(config_path)
-        paths = [settings.path(p) for audit in settings.audits.values() for p in audit.checks]
-    paths += expand_suite_paths(checks)
-    problems = []
-    warnings: list[str] = []
-    count = 0
-    for path in dict.fromkeys(paths):
+        groups += [([settings.path(p) for p in audit.checks], audit.allow_empty) for audit in settings.audits.values()]
+    if checks:
+        groups.append((checks, allow_empty))
+    problems: dict[str, None] = {}  # a suite shared by two audits is reported once
+    suites: dict[Path, Suite] = {}
+    for paths, allowed in groups:
         try:
-            suites = load_suites([path])
+            loaded = load_suites(paths, allow_empty=allowed)
         except SuiteError as exc:
-            problems.extend(exc.problems)
+            problems.update(dict.fromkeys(str(p) for p in exc.problems))
             continue
-        count += sum(len(s.checks) for s in suites)
-        warnings += [w for s in suites for w in portability_warnings(s)]
+        suites.update((suite.path.resolve(), suite) for suite in loaded)
     if problems:
         raise ConfigError(f"{len(problems)} problem(s) in check suites:" + "".join(f"\n  {p}" for p in problems))
+    warnings = [w for suite in suites.values() for w in portability_warnings(suite)]
+    count = sum(len(suite.checks) for suite in suites.values())
     for warning in warnings:
         console.error_line("warning", warning)
-    suites_text = f"{len(dict.fromkeys(paths))} suites, {count} checks"
+    suites_text = f"{len(suites)} suites, {count} checks"
     if settings is None:
         click.echo(f"ok: {suites_text}")
     else:
@@ -237,12 +274,13 @@ def demo(config_path: Path | None) -> None:
         watchdog demo
     """
     from watchdog.run.demo import run_demo
+    from watchdog.run.scan_run import ScanOutcome
     from watchdog.settings import load_settings
 
     settings = load_settings(config_path)
     with console.scan_progress() as progress:
         run, _planted = run_demo(settings, on_progress=progress)
     assert run.scan is not None
-    _show_outcome(run.scan, run.run_dir, as_json=False)
+    _show_outcome(ScanOutcome.filed(run.scan, run.run_dir), as_json=False)
     click.echo(f"run {run.run_id} recorded in the history; latest: {run.run_dir.parent / 'latest'}")
     sys.exit(int(ExitCode.ERROR) if run.exit_code == ExitCode.ERROR else 0)

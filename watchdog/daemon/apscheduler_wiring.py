@@ -53,14 +53,14 @@ OUTBOX_JOB_ID = "outbox"
 def validate_for_serve(settings: Settings) -> list[str]:
     """Check what the daemon will run, before it starts: the schedules and the check suites of
     every scheduled audit. Returns the scheduled audits' names; raises ConfigError."""
-    from watchdog.run.scan_run import expand_suite_paths
     from watchdog.scan.suites import load_suites
 
     if settings.source is None:
         raise ConfigError("serve needs a configuration file (--config)")
     names = list(scheduled_triggers(settings))
     for name in names:
-        load_suites(expand_suite_paths(settings.path(p) for p in settings.audits[name].checks))
+        audit = settings.audits[name]
+        load_suites([settings.path(p) for p in audit.checks], allow_empty=audit.allow_empty)
     return names
 
 

@@ -24,8 +24,10 @@ from markupsafe import Markup
 from watchdog.delivery.base import DeliveryError, RunPackage, network_reason
 from watchdog.findings import FindingsDoc
 from watchdog.redact import MASK, redact, register_secret
-from watchdog.report.escape import plain_text
+from watchdog.report.diagnosis_text import sentences
+from watchdog.report.escape import WHOLE, plain_text
 from watchdog.report.html import environment, figures
+from watchdog.report.view import ordered
 from watchdog.settings import SmtpConfig
 from watchdog.trends import counts
 
@@ -41,11 +43,11 @@ def message_id(run_id: str, target: str) -> str:
 def email_context(package: RunPackage, doc: FindingsDoc, *, attached: bool) -> dict[str, Any]:
     """What the two e-mail templates show: summary, changes, a row per problem, where the run is filed."""
     trends = package.trends or {}
+    # problems first, suite order within a status; checks never run are counted under the scan's error
     rows = [{"name": f.name, "status": f.status, "mark": trends.get(f.name, ""),
-             "figures": (f"could not run: {plain_text(f.error, 200)}" if f.status == "error" else figures(f))}
-            for f in doc.findings if f.status in ("fail", "warn", "error")]
-    rank = {"fail": 0, "error": 1, "warn": 2}
-    rows.sort(key=lambda r: rank[r["status"]])  # stable: suite order within a status
+             "figures": (f"could not run: {plain_text(f.error, WHOLE)}" if f.status == "error" else figures(f)),
+             "diagnosis": " ".join(sentences(f))}
+            for f in ordered(doc.findings) if f.status in ("fail", "warn", "error") and not f.not_run]
     changes = [f"{n} {mark}" for mark, n in counts(trends).items() if n and mark != "unchanged"]
     resolved = [f.name for f in doc.findings if trends.get(f.name) == "resolved"]
     html_report = package.run_dir / "report.html"
@@ -54,7 +56,8 @@ def email_context(package: RunPackage, doc: FindingsDoc, *, attached: bool) -> d
             "status": package.status, "doc": doc, "s": doc.summary, "trends": trends, "rows": rows,
             "changes": changes, "resolved": resolved, "report_path": str(report_path),
             "findings_path": str(package.findings_path), "attached": attached,
-            "filing_error": package.filing_error,
+            "filing_error": package.filing_error, "not_run": sum(f.not_run for f in doc.findings),
+            "whole": WHOLE,
             # drawn by watchdog.report.charts (numbers formatted, labels escaped there): markup, not text
             "sparklines": {name: Markup(svg) for name, svg in package.sparklines.items()}}
 

@@ -16,6 +16,8 @@ from typing import Any
 from watchdog.findings import full_length
 
 CELL_LIMIT = 120
+#: the limit of a message said in one place only (the scan's error, a check's error): never cut in practice
+WHOLE = 100_000
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 _MD_SPECIAL = re.compile(r"([\\`*\[\]|~!$])|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
 _BLOCK_START = re.compile(r"^(\s*\d*)([#>+\-=.)])")

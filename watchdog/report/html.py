@@ -17,8 +17,9 @@ from markupsafe import Markup, escape
 
 from watchdog.findings import Finding, FindingsDoc
 from watchdog.report import escape as esc
-from watchdog.report import rules_view
-from watchdog.report.render import measure
+from watchdog.report import rules_view, view
+from watchdog.report.diagnosis_text import sentences
+from watchdog.report.render import error_groups, failing_cell, measure
 
 MARK_SYMBOLS = {"new": "●", "resolved": "✓", "worse": "▲", "better": "▼", "unchanged": "="}
 
@@ -48,9 +49,10 @@ def columns(sample: list[dict[str, Any]]) -> list[str]:
 
 
 def figures(f: Finding) -> str:
-    """The figures of a check as one short sentence (no database text in it: numbers only)."""
+    """The figures of a check as one short sentence (no database text in it: numbers only), its threshold
+    written as in every rendering (``3 (max 5) of 800 failing``)."""
     if f.status == "error":
-        return "could not run"
+        return "not run" if f.not_run else "could not run"
     if f.check == "row_count":
         lo, hi = f.params.get("min"), f.params.get("max")
         if lo is None and hi is None and f.details.get("anomaly"):
@@ -66,8 +68,8 @@ def figures(f: Finding) -> str:
     if f.check in ("schema", "schema_changes"):
         return f"{esc.number(f.failing)} column(s) in question"
     if f.total is None:
-        return f"{esc.number(f.failing)} failing"
-    return f"{esc.number(f.failing)} of {esc.number(f.total)} failing ({esc.percent(f.rate)})"
+        return f"{failing_cell(f)} failing"
+    return f"{failing_cell(f)} of {esc.number(f.total)} failing ({esc.percent(f.rate)})"
 
 
 def mark_label(mark: str | None) -> str:
@@ -89,16 +91,21 @@ def environment() -> Environment:
     )
     env.filters.update(cell=cell, inert=inert, text=esc.plain_text, number=esc.number, percent=esc.percent,
                        duration=esc.duration)
-    env.globals.update(measure=measure, figures=figures, columns=columns, mark_label=mark_label,
+    env.globals.update(measure=measure, figures=figures, failing_cell=failing_cell, columns=columns,
+                       mark_label=mark_label, whole=esc.WHOLE,
                        anomaly_lines=rules_view.anomaly_lines, rule_lines=rules_view.rule_lines,
+                       diagnosis=sentences,
                        sparkline=rules_view.sparkline)
     return env
 
 
 def render_html(doc: FindingsDoc, *, trends: dict[str, str] | None = None, banner: str | None = None,
-                audit: str | None = None) -> str:
-    """The HTML report: summary, one table row per check, a section per failed/warned/errored check."""
-    problems = [f for f in doc.findings if f.status in ("fail", "warn")]
-    errors = [f for f in doc.findings if f.status == "error"]
+                audit: str | None = None, order: view.Order = view.DEFAULT_ORDER) -> str:
+    """The HTML report: summary, one table row per check (problems first unless ``order`` is ``suite``),
+    a section per failed/warned check, the checks that could not run (each error said once)."""
+    findings = view.ordered(doc.findings, order)
+    problems = [f for f in findings if f.status in ("fail", "warn")]
+    not_run = sum(f.not_run for f in findings)
     return environment().get_template("report.html.j2").render(
-        doc=doc, problems=problems, errors=errors, trends=trends, banner=banner, audit=audit)
+        doc=doc, findings=findings, problems=problems, errors=error_groups(findings), not_run=not_run,
+        trends=trends, banner=banner, audit=audit)

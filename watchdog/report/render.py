@@ -12,23 +12,38 @@ from typing import Any
 
 from watchdog.findings import Finding, FindingsDoc
 from watchdog.report import escape as esc
-from watchdog.report import rules_view
+from watchdog.report import rules_view, view
+from watchdog.report.diagnosis_text import sentences
 from watchdog.trends import MARKS, counts
 
 
 def measure(f: Finding) -> str:
-    """The figure of the table's last column: the rate for row checks, the observation otherwise."""
+    """The figure of the table's last column, with its bounds: the rate for row checks, the observation
+    otherwise (``200 rows (min 1)``); ``not run`` for a check the scan never ran."""
+    if f.status == "error":
+        return "not run" if f.not_run else "–"
+    bound = view.bounds(f.check, f.params)
     if f.check == "row_count":
-        return f"{esc.number(f.observed)} rows"
+        return f"{esc.number(f.observed)} rows{bound}"
     if f.check == "freshness":
-        return "no rows" if f.observed is None else f"newest is {esc.duration(f.observed)} old"
+        return "no rows" if f.observed is None else f"newest is {esc.duration(f.observed)} old{bound}"
+    if f.rate is None and f.observed is not None:  # a measurement (custom_sql with min/max)
+        return f"{esc.number(f.observed)}{bound}"
     return esc.percent(f.rate)
 
 
-def render_markdown(doc: FindingsDoc, *, banner: str | None = None, trends: dict[str, str] | None = None) -> str:
-    """The Markdown report: summary, one table row per check (with its change since the previous run when
-    ``trends`` is given), a section per failed/warned/errored check."""
+def failing_cell(f: Finding) -> str:
+    """The Failing cell: the count and what the check tolerates, ``3 (max 5)``."""
+    return "–" if f.failing is None else f"{esc.number(f.failing)}{view.allowed(f.params)}"
+
+
+def render_markdown(doc: FindingsDoc, *, banner: str | None = None, trends: dict[str, str] | None = None,
+                    order: view.Order = view.DEFAULT_ORDER) -> str:
+    """The Markdown report: summary, one table row per check (problems first unless ``order`` is
+    ``suite``; with its change since the previous run when ``trends`` is given), a section per
+    failed/warned check, and the checks that could not run (the same error said once for all of them)."""
     s = doc.summary
+    findings = view.ordered(doc.findings, order)
     out = ["# Data-quality report\n", "\n"]
     if banner:
         out += [f"> **{esc.md_cell(banner, 800)}**\n", "\n"]
@@ -42,27 +57,47 @@ def render_markdown(doc: FindingsDoc, *, banner: str | None = None, trends: dict
     elif changes:
         out.append(f"**Since the previous run:** {changes}.\n")
     if doc.error:
-        out += ["\n", f"**The scan could not complete:** {esc.md_cell(doc.error, 300)}\n"]
+        out += ["\n", f"**The scan could not complete:** {esc.md_cell(doc.error, esc.WHOLE)}{_not_run(doc)}\n"]
     out.append("\n")
     if trends:
         out += ["| Check | Status | Change | Failing | Total | Rate / observed |\n", "|---|---|---|---|---|---|\n"]
         out += [f"| {esc.md_code(f.name)} | {f.status.upper()} | {trends.get(f.name, 'new').upper()} | "
-                f"{esc.number(f.failing)} | {esc.number(f.total)} | {measure(f)} |\n" for f in doc.findings]
+                f"{failing_cell(f)} | {esc.number(f.total)} | {measure(f)} |\n" for f in findings]
     else:
         out += ["| Check | Status | Failing | Total | Rate / observed |\n", "|---|---|---|---|---|\n"]
-        out += [f"| {esc.md_code(f.name)} | {f.status.upper()} | {esc.number(f.failing)} | {esc.number(f.total)} | "
-                f"{measure(f)} |\n" for f in doc.findings]
-    problems = [f for f in doc.findings if f.status in ("fail", "warn")]
+        out += [f"| {esc.md_code(f.name)} | {f.status.upper()} | {failing_cell(f)} | {esc.number(f.total)} | "
+                f"{measure(f)} |\n" for f in findings]
+    problems = [f for f in findings if f.status in ("fail", "warn")]
     if problems:
         out += ["\n", "## Failed and warned checks\n"]
         for f in problems:
             out += _problem(f)
-    errors = [f for f in doc.findings if f.status == "error"]
+    errors = error_groups(findings)
     if errors:
         out += ["\n", "## Checks that could not run\n"]
-        for f in errors:
-            out += ["\n", f"### {esc.md_code(f.name)} (ERROR)\n", "\n", f"{esc.md_paragraph(f.error, 1000)}\n"]
+        for names, error in errors:
+            title = esc.md_code(names[0]) if len(names) == 1 else f"{len(names)} checks"
+            out += ["\n", f"### {title} (ERROR)\n", "\n"]
+            if len(names) > 1:
+                out += [f"{', '.join(esc.md_code(n) for n in names)}:\n", "\n"]
+            out.append(f"{esc.md_paragraph(error, esc.WHOLE)}\n")
     return "".join(out)
+
+
+def _not_run(doc: FindingsDoc) -> str:
+    """`` (16 of 16 checks not run).`` after the scan's error, when it left checks not run."""
+    count = sum(f.not_run for f in doc.findings)
+    return f" ({count} of {len(doc.findings)} checks not run)" if count else ""
+
+
+def error_groups(findings: list[Finding]) -> list[tuple[list[str], str]]:
+    """The checks that could not run by their error (the first check's place, suite order), each error
+    once; checks never run (the scan's own error says why) are left out."""
+    groups: dict[str, list[str]] = {}
+    for f in findings:
+        if f.status == "error" and not f.not_run:
+            groups.setdefault(f.error or "unknown error", []).append(f.name)
+    return [(names, error) for error, names in groups.items()]
 
 
 def _problem(f: Finding) -> list[str]:
@@ -82,6 +117,8 @@ def _problem(f: Finding) -> list[str]:
                        f"{allowed}.\n")
     elif f.check in ("schema", "schema_changes"):
         out.append(f"- Columns in question: {esc.number(f.failing)}.\n")
+    elif f.failing is None and f.rate is None and f.observed is not None:  # a measurement
+        out.append(f"- Measured: {measure(f)}.\n")
     else:
         of = f" of {esc.number(f.total)} ({esc.percent(f.rate)})" if f.total is not None else ""
         out.append(f"- Failing rows: {esc.number(f.failing)}{of}.\n")
@@ -93,6 +130,9 @@ def _problem(f: Finding) -> list[str]:
         tolerated = [f"up to {esc.number(params['max_count'])} rows"] if "max_count" in params else []
         tolerated += [f"a rate up to {esc.percent(params['max_rate'])}"] if "max_rate" in params else []
         out.append(f"- Tolerated: {', '.join(tolerated)}.\n")
+    explained = sentences(f)
+    if explained:
+        out += ["\n", f"**Diagnosis:** {esc.md_paragraph(' '.join(explained), 1600)}\n"]
     if f.sample:
         out += ["\n", f"Sample of failing rows ({len(f.sample)}):\n", "\n"]
         out += _sample_table(f.sample)

@@ -23,11 +23,12 @@ from watchdog.delivery.outbox import deliver_package, flush_outbox
 from watchdog.exit_codes import ExitCode, exit_code_of, run_status
 from watchdog.history import DeliveryRecord, HistoryStore
 from watchdog.history.series import past_findings
+from watchdog.reconcile import counterpart
 from watchdog.redact import redact
 from watchdog.run.compute import RunOutcome, RunRequest, compute_run, new_run_id
 from watchdog.run.filing import RunFolder
 from watchdog.run.safe_write import OutputError
-from watchdog.run.scan_run import expand_suite_paths, reports_dir
+from watchdog.run.scan_run import reports_dir
 from watchdog.sandbox import cancel as cancelling
 from watchdog.scan.scanner import Progress
 from watchdog.scan.suites import load_suites
@@ -68,14 +69,16 @@ def execute_audit(settings: Settings, name: str, *, store: HistoryStore | None =
         store.start_run(run_id, name, out_dir=str(run_dir), tick=tick, claimed_by=claimed_by, token=token)
         try:
             previous = store.previous_run(name, run_id)
-            request = RunRequest(
-                database=settings.database(audit.database),
-                suites=load_suites(expand_suite_paths(settings.path(p) for p in audit.checks)), run_id=run_id,
-                sample=audit.sample, on_progress=on_progress, llm=audit.llm, settings=settings, models=models,
-                previous_findings=store.findings_of(previous.id) if previous else [],
-                history=past_findings(store, name, run_id), out_dir=run_dir)
             filing = TolerantFiling(RunFolder(run_dir))
-            outcome = compute_run(request, record=filing.findings)
+            with counterpart.using(settings.database):  # reconcile checks' with: names this configuration's
+                request = RunRequest(
+                    database=settings.database(audit.database),
+                    suites=load_suites([settings.path(p) for p in audit.checks], allow_empty=audit.allow_empty),
+                    run_id=run_id, sample=audit.sample, on_progress=on_progress, diagnose=audit.diagnose,
+                    llm=audit.llm, settings=settings, models=models,
+                    previous_findings=store.findings_of(previous.id) if previous else [],
+                    history=past_findings(store, name, run_id), out_dir=run_dir)
+                outcome = compute_run(request, record=filing.findings)
             if cancelling.stopping():  # abandoned (the daemon stops or lost the lead): never delivered
                 raise InterruptedError("cancelled: the daemon stopped or lost the lead during the run")
             status = run_status(outcome.exit_code)

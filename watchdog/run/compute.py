@@ -6,13 +6,14 @@ The stages run in this order, each a small function of the request and the outco
 
 1. :func:`scan_stage` -- the checks, through the sandbox (Ctrl-C keeps the findings of the checks that
    finished: the ``record`` callback gets them before the interrupt goes on);
-2. :func:`trends_stage` -- each finding against the previous run's (when there is one);
-3. ``record`` -- the caller's callback, given the outcome before anything that can fail later (the
+2. :func:`diagnose_stage` -- where, since when and in which values each failing check's rows concentrate
+   (:mod:`watchdog.diagnose`), written into the findings;
+3. :func:`trends_stage` -- each finding against the previous run's (when there is one);
+4. ``record`` -- the caller's callback, given the outcome before anything that can fail later (the
    model, the disk, SMTP): a run files its findings.json and deterministic report.md here;
-4. :func:`llm_stage` -- the LLM report graph, when asked for (it returns an outcome, never a file).
+5. :func:`llm_stage` -- the LLM report graph, when asked for (it returns an outcome, never a file).
 
-A stage to add (a diagnosis of failing checks between the scan and the report) is one more function
-called in :func:`compute_run`, reading and extending :class:`RunOutcome`.
+A stage to add is one more function called in :func:`compute_run`, reading and extending :class:`RunOutcome`.
 """
 
 from __future__ import annotations
@@ -58,6 +59,8 @@ class RunRequest:
     previous_findings: list[dict[str, Any]] | None = None
     #: earlier figures per check (anomaly: against the run history)
     history: dict[str, list[dict[str, Any]]] | None = None
+    #: explain each failing check (the diagnosis stage)
+    diagnose: bool = True
     #: run the LLM report stage (needs ``settings``; ``models`` given by tests and benchmarks)
     llm: bool = False
     settings: Settings | None = None
@@ -89,6 +92,7 @@ def compute_run(request: RunRequest, *, record: Record | None = None) -> RunOutc
     """Run the stages in order (see the module) and return the outcome; nothing is written here."""
     with Sandbox.for_database(request.database) as box:
         outcome = scan_stage(request, box, record)
+        diagnose_stage(request, box, outcome, record)
         trends_stage(request, outcome)
         if record is not None:
             record(outcome)
@@ -110,6 +114,20 @@ def scan_stage(request: RunRequest, box: Sandbox, record: Record | None) -> RunO
         raise
     doc.run_id = request.run_id
     return RunOutcome(request.run_id, doc)
+
+
+def diagnose_stage(request: RunRequest, box: Sandbox, outcome: RunOutcome, record: Record | None) -> None:
+    if not request.diagnose or outcome.doc.error:
+        return
+    from watchdog.diagnose import diagnose_doc
+
+    try:
+        diagnose_doc(box, [check for suite in request.suites for check in suite.checks], outcome.doc)
+    except KeyboardInterrupt:  # Ctrl-C while diagnosing: the findings are complete, record them
+        stop = Interrupted(outcome.doc)
+        if record is not None:
+            stop.saved_to = record(outcome)
+        raise stop from None
 
 
 def trends_stage(request: RunRequest, outcome: RunOutcome) -> None:

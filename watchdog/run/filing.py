@@ -33,6 +33,7 @@ from watchdog.findings import FindingsDoc
 from watchdog.redact import redact
 from watchdog.report import render_markdown
 from watchdog.report.render import render_changes_markdown
+from watchdog.report.view import DEFAULT_ORDER, Order
 from watchdog.run.safe_write import check_out_dir, rescue_findings
 
 if TYPE_CHECKING:
@@ -70,7 +71,8 @@ def point_latest(audit_dir: Path, run_dir: Path) -> Path:
     return link
 
 
-def llm_report_markdown(doc: FindingsDoc, llm: LLMReportOutcome, trends: dict[str, str] | None) -> str:
+def llm_report_markdown(doc: FindingsDoc, llm: LLMReportOutcome, trends: dict[str, str] | None,
+                        order: Order = DEFAULT_ORDER) -> str:
     """report.md after the report graph: its verified text (plus what changed), or the deterministic
     report with a banner saying why the draft was not delivered."""
     if llm.outcome == "verified" and llm.final_report:
@@ -79,14 +81,15 @@ def llm_report_markdown(doc: FindingsDoc, llm: LLMReportOutcome, trends: dict[st
     reason = llm.reason or "the report graph did not finish"
     banner = (f"Unverified LLM draft not delivered: {redact(reason)[:600]} This is the deterministic report, "
               "complete and correct by construction.")
-    return render_markdown(doc, banner=banner, trends=trends)
+    return render_markdown(doc, banner=banner, trends=trends, order=order)
 
 
 @dataclass
 class RunFolder:
-    """One run's folder; every file in it is written through this class."""
+    """One run's folder; every file in it is written through this class (its reports in ``order``)."""
 
     path: Path
+    order: Order = DEFAULT_ORDER
 
     @property
     def findings_path(self) -> Path:
@@ -112,7 +115,7 @@ class RunFolder:
         """findings.json, then the deterministic report.md (there even if a later stage dies). If findings.json
         cannot be written here, a rescue copy is written and OutputError says where."""
         self._write_findings(outcome.doc)
-        write_atomic(self.report_path, render_markdown(outcome.doc, trends=outcome.trends))
+        write_atomic(self.report_path, render_markdown(outcome.doc, trends=outcome.trends, order=self.order))
         return self.findings_path
 
     def file_run(self, outcome: RunOutcome, *, audit: str | None = None, review_required: bool = False) -> Path:
@@ -124,7 +127,8 @@ class RunFolder:
         if audit is not None:
             from watchdog.report.html import render_html
 
-            write_atomic(self.path / HTML, render_html(outcome.doc, trends=outcome.trends, audit=audit))
+            write_atomic(self.path / HTML, render_html(outcome.doc, trends=outcome.trends, audit=audit,
+                                                      order=self.order))
         if audit is not None or outcome.llm is not None:
             self._write_audit(outcome, audit=audit, review_required=review_required)
         if audit is not None:
@@ -134,7 +138,7 @@ class RunFolder:
     def copy_into(self, audit_dir: Path) -> RunFolder:
         """A ``file`` channel's copy: this run folder under ``audit_dir`` (unless it is there already), and
         ``latest`` there pointing at it."""
-        destination = RunFolder(audit_dir / self.path.name)
+        destination = RunFolder(audit_dir / self.path.name, self.order)
         if destination.path.resolve() != self.path.resolve():
             import shutil
 
@@ -160,7 +164,7 @@ class RunFolder:
     def _write_llm_report(self, doc: FindingsDoc, trends: dict[str, str] | None, llm: LLMReportOutcome) -> None:
         if llm.outcome != "verified" and llm.draft:
             write_atomic(self.unverified_path, llm.draft)
-        write_atomic(self.report_path, llm_report_markdown(doc, llm, trends))
+        write_atomic(self.report_path, llm_report_markdown(doc, llm, trends, self.order))
 
     def _write_audit(self, outcome: RunOutcome, *, audit: str | None, review_required: bool) -> Path:
         meta = {"run_id": outcome.run_id, "audit": audit, "status": run_status(outcome.exit_code),

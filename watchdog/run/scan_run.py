@@ -16,6 +16,7 @@ from watchdog.database import DatabaseConfig
 from watchdog.defaults import DEFAULT_SAMPLE
 from watchdog.exit_codes import ExitCode
 from watchdog.findings import FindingsDoc
+from watchdog.report.view import DEFAULT_ORDER, Order
 from watchdog.run.compute import RunOutcome, RunRequest, compute_run, new_run_id
 from watchdog.run.filing import RunFolder
 from watchdog.scan.scanner import Progress
@@ -41,6 +42,13 @@ class ScanOutcome:
     def exit_code(self) -> ExitCode:
         return self.doc.exit_code()
 
+    @classmethod
+    def filed(cls, outcome: RunOutcome, out_dir: Path) -> ScanOutcome:
+        """A computed run as filed into ``out_dir``."""
+        folder = RunFolder(out_dir)
+        return cls(outcome.doc, out_dir, folder.findings_path, folder.report_path, llm=outcome.llm,
+                   trends=outcome.trends)
+
 
 def timestamp_dir(parent: Path) -> Path:
     """A new folder ``parent/<UTC timestamp>`` (suffixed -2, -3... if that second is taken)."""
@@ -52,34 +60,24 @@ def timestamp_dir(parent: Path) -> Path:
     return candidate
 
 
-def expand_suite_paths(paths: Iterable[str | Path]) -> list[Path]:
-    """Files as given; a folder stands for the ``*.yaml`` / ``*.yml`` files in it."""
-    out: list[Path] = []
-    for item in paths:
-        path = Path(item)
-        if path.is_dir():
-            out.extend(sorted([*path.glob("*.yaml"), *path.glob("*.yml")]))
-        else:
-            out.append(path)
-    return out
-
-
 def run_scan(database: str | DatabaseConfig, suite_paths: Iterable[str | Path], *, out_dir: Path,
              sample: int = DEFAULT_SAMPLE, on_progress: Progress | None = None, llm: bool = False,
-             settings: Settings | None = None, models: Models | None = None,
-             run_id: str | None = None) -> ScanOutcome:
-    """Validate suites, check ``out_dir`` can be written, compute the run (the LLM report too with ``llm``) and
-    file it into ``out_dir``: findings.json first, then report.md (and audit.json after an LLM report)."""
-    suites = load_suites(expand_suite_paths(suite_paths))
+             settings: Settings | None = None, models: Models | None = None, run_id: str | None = None,
+             allow_empty: bool = False, order: Order = DEFAULT_ORDER, diagnose: bool = True) -> ScanOutcome:
+    """Validate suites (those that hold no check are an error unless ``allow_empty``), check ``out_dir`` can be
+    written, compute the run (the diagnosis unless ``diagnose`` is false, the LLM report with ``llm``) and file
+    it into ``out_dir``: findings.json first, then report.md (checks in ``order``; audit.json after an LLM
+    report)."""
+    suites = load_suites(suite_paths, allow_empty=allow_empty)
     target = database if isinstance(database, DatabaseConfig) else DatabaseConfig(url=database)
-    folder = RunFolder(out_dir)
+    folder = RunFolder(out_dir, order=order)
     folder.check()  # before any query: a scan whose findings cannot be written is not started
     request = RunRequest(database=target, suites=suites, run_id=run_id or new_run_id(), sample=sample,
-                         on_progress=on_progress, llm=llm, settings=settings, models=models, out_dir=out_dir)
-    outcome: RunOutcome = compute_run(request, record=folder.file_findings)
-    report_path = folder.file_run(outcome)
-    return ScanOutcome(outcome.doc, out_dir, folder.findings_path, report_path, llm=outcome.llm,
-                       trends=outcome.trends)
+                         on_progress=on_progress, diagnose=diagnose, llm=llm, settings=settings, models=models,
+                         out_dir=out_dir)
+    outcome = compute_run(request, record=folder.file_findings)
+    folder.file_run(outcome)
+    return ScanOutcome.filed(outcome, out_dir)
 
 
 def reports_dir(settings: Settings, deliver: list[DeliveryChannel]) -> Path:

@@ -27,11 +27,12 @@ from watchdog.errors import (
     SandboxError,
     WatchdogError,
 )
+from watchdog.findings import NOT_RUN as NOT_RUN_PREFIX
 from watchdog.findings import SAMPLE_TEXT_LIMIT, Finding, FindingsDoc, Status, Summary, jsonable
 from watchdog.redact import redact
 from watchdog.sandbox import Sandbox
 from watchdog.scan import anomaly_series
-from watchdog.scan.check_types import Aggregate, Check, Columns, Measurement, Metric, Standalone
+from watchdog.scan.check_types import Aggregate, Check, Columns, Measurement, Metric, Procedure, Standalone
 from watchdog.scan.check_types.base import SampleSpec
 from watchdog.scan.parallel import run_statements
 from watchdog.scan.planner import Statement, batch_statements, plan
@@ -39,7 +40,9 @@ from watchdog.scan.samples import table_sample
 from watchdog.scan.sqlbuild import BINARY_COLLATION, split_name
 
 Progress = Callable[[int, int, str], None]
-NOT_RUN = "not run: the scan was interrupted"
+NOT_RUN = f"{NOT_RUN_PREFIX}the scan was interrupted"
+#: the error of the checks left when the database could not be used (said once, in the document's ``error``)
+NOT_RUN_UNAVAILABLE = f"{NOT_RUN_PREFIX}the database could not be used (see the scan's error)"
 
 
 @dataclass
@@ -165,6 +168,9 @@ def _run_statement(sandbox: Sandbox, statement: Statement, measured: _Measured) 
     if isinstance(first, Columns):
         _read_columns(sandbox, first, measured)
         return
+    if isinstance(first, Procedure):
+        _run_procedure(sandbox, first, measured)
+        return
     many = first.rows if isinstance(first, Standalone) and first.rows > 1 else 0
     try:
         result = sandbox.query(statement.sql, max_rows=statement.sample_rows or max(2, many), parallel=True)
@@ -193,6 +199,13 @@ def _read_columns(sandbox: Sandbox, metric: Columns, measured: _Measured) -> Non
     try:
         measured.values[metric] = sandbox.columns(metric.table)
     except SandboxError as exc:
+        measured.failures[metric] = f"{exc.prefix}: {redact(exc)}"
+
+
+def _run_procedure(sandbox: Sandbox, metric: Procedure, measured: _Measured) -> None:
+    try:
+        measured.values[metric] = metric.run(sandbox)
+    except WatchdogError as exc:
         measured.failures[metric] = f"{exc.prefix}: {redact(exc)}"
 
 
@@ -233,6 +246,8 @@ def _finding(sandbox: Sandbox, check: Check, needs: list[Metric] | None, plan_er
     if plan_error or needs is None:
         return Finding(**base, status="error", error=redact(plan_error or "could not plan this check")), None
     failures = [measured.failures[m] for m in needs if m in measured.failures]
+    if failures and measured.unavailable and measured.unavailable in failures:
+        return Finding(**base, status="error", error=NOT_RUN_UNAVAILABLE), None
     if failures:
         return Finding(**base, status="error", error=_explain(failures[0], check)), None
     try:

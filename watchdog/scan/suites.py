@@ -1,11 +1,14 @@
 """Read check suites (``checks/*.yaml``) into checks, with errors that name file, line and field.
 
-A suite is validated whole before any query runs; every problem found is reported at once.
+A suite is validated whole before any query runs; every problem found is reported at once. A folder
+stands for every ``*.yaml`` / ``*.yml`` file below it (:func:`expand_suite_paths`), and a set of suites
+that holds no check at all is refused unless allowed, so a CI gate cannot pass by checking nothing.
 """
 
 from __future__ import annotations
 
 import difflib
+import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +33,8 @@ NOT_PARAMS = {"name", "description", "severity", "column", "columns"}
 class Suite:
     path: Path
     checks: list[Check] = field(default_factory=list)
+    #: the suite says ``allow_empty: true`` (it may hold no check)
+    allow_empty: bool = False
 
 
 @dataclass(frozen=True)
@@ -44,14 +49,15 @@ class SuiteSource:
 
 @dataclass
 class SuiteProblem:
-    path: Path
+    path: Path | None  #: None: a problem of the set of suites, not of one file
     line: int | None
     where: str
     message: str
 
     def __str__(self) -> str:
-        location = f"{self.path}:{self.line}" if self.line else str(self.path)
-        return f"{location}: {self.where}: {self.message}" if self.where else f"{location}: {self.message}"
+        location = f"{self.path}:{self.line}" if self.line else str(self.path or "")
+        parts = [p for p in (location, self.where, self.message) if p]
+        return ": ".join(parts)
 
 
 class SuiteError(ConfigError):
@@ -63,23 +69,65 @@ class SuiteError(ConfigError):
         super().__init__(head + "".join(f"\n  {p}" for p in self.problems))
 
 
-def load_suites(paths: Iterable[str | Path | SuiteSource]) -> list[Suite]:
-    """Load every suite (files, or :class:`SuiteSource` text and mappings); raise :class:`SuiteError` listing
-    all problems (also duplicate check names)."""
+SUITE_SUFFIXES = (".yaml", ".yml")
+
+
+def expand_suite_paths(paths: Iterable[str | Path]) -> list[Path]:
+    """Files as given; a folder stands for every ``*.yaml`` / ``*.yml`` file below it, at any depth, in
+    the order of their paths relative to the folder, compared as text (``a.yaml``, ``sales/orders.yaml``,
+    ``z.yaml``). Names starting with ``.`` (``.git``, editor files) are skipped, and so are links to
+    folders (a link to a file is read). A file reached twice is read once."""
+    out: dict[Path, None] = {}
+    for item in paths:
+        path = Path(item)
+        if not path.is_dir():
+            out.setdefault(path, None)
+            continue
+        found: list[tuple[str, Path]] = []
+        for folder, dirs, files in os.walk(path):
+            dirs[:] = [d for d in dirs if not d.startswith(".")]
+            for name in files:
+                if name.endswith(SUITE_SUFFIXES) and not name.startswith("."):
+                    full = Path(folder) / name
+                    found.append((full.relative_to(path).as_posix(), full))
+        for _, full in sorted(found):
+            out.setdefault(full, None)
+    seen: set[Path] = set()
+    unique = []
+    for path in out:
+        key = path.resolve() if path.exists() else path
+        if key not in seen:
+            seen.add(key)
+            unique.append(path)
+    return unique
+
+
+def load_suites(paths: Iterable[str | Path | SuiteSource], *, allow_empty: bool = False) -> list[Suite]:
+    """Load every suite (folders expanded by :func:`expand_suite_paths`; :class:`SuiteSource` text and
+    mappings read as given); raise :class:`SuiteError` listing all problems, duplicate check names across
+    files included. Suites that hold no check at all are refused unless ``allow_empty`` (or every suite says
+    ``allow_empty: true``)."""
+    given = list(paths)
+    sources = [g for g in given if isinstance(g, SuiteSource)]
     suites: list[Suite] = []
     problems: list[SuiteProblem] = []
-    for path in paths:
-        suite, found = _load_source(path) if isinstance(path, SuiteSource) else _load_one(Path(path))
+    for path in [*expand_suite_paths([g for g in given if not isinstance(g, SuiteSource)]), *sources]:
+        suite, found = _load_source(path) if isinstance(path, SuiteSource) else _load_one(path)
         problems.extend(found)
         if suite:
             suites.append(suite)
-    seen: dict[str, Path] = {}
+    seen: dict[str, Check] = {}
     for suite in suites:
         for check in suite.checks:
-            if check.name in seen:
-                problems.append(SuiteProblem(suite.path, None, check.name,
-                                             f"two checks are named {check.name!r}; give one a different `name`"))
-            seen[check.name] = suite.path
+            first = seen.get(check.name)
+            if first is not None:
+                problems.append(SuiteProblem(suite.path, check.line, check.name,
+                                             f"two checks are named {check.name!r} (the other one is at "
+                                             f"{_place(first)}); give one a different `name`"))
+            else:
+                seen[check.name] = check
+    if not problems and not seen and not allow_empty and not (suites and all(s.allow_empty for s in suites)):
+        problems.append(_nothing_to_check(given, suites))
     if problems:
         raise SuiteError(problems)
     return suites
@@ -87,6 +135,24 @@ def load_suites(paths: Iterable[str | Path | SuiteSource]) -> list[Suite]:
 
 def load_suite(path: str | Path | SuiteSource) -> Suite:
     return load_suites([path])[0]
+
+
+def _place(check: Check) -> str:
+    return f"{check.source}:{check.line}" if check.line else str(check.source)
+
+
+def _nothing_to_check(given: list[str | Path | SuiteSource], suites: list[Suite]) -> SuiteProblem:
+    """The problem of a set of suites without a single check (an empty folder, or empty suites)."""
+    empty = [str(p) for p in given if not isinstance(p, SuiteSource) and Path(p).is_dir() and not any(
+        s.path.is_relative_to(Path(p)) for s in suites)]
+    if empty:
+        why = f"no *.yaml or *.yml file in {', '.join(empty)} (folders are searched at any depth)"
+    else:
+        why = f"{len(suites)} suite file(s) but not one check" if suites else "no suite file given"
+    return SuiteProblem(None, None, "",
+                        f"nothing to check: {why}; a scan without checks would pass without checking anything. "
+                        "Give suites that hold checks, or allow it: `--allow-empty` on the command line, "
+                        "`allow_empty: true` on an audit")
 
 
 def _load_one(path: Path) -> tuple[Suite | None, list[SuiteProblem]]:
@@ -140,6 +206,7 @@ class _SuiteReader:
         suite.checks.extend(self.read_tables(data.get("tables") or {}))
         suite.checks.extend(self.read_custom_sql(data.get("custom_sql") or []))
         self.check_not_empty(suite, data.get("allow_empty", False))
+        suite.allow_empty = data.get("allow_empty") is True
         return (suite if not self.problems else None), self.problems
 
     def check_not_empty(self, suite: Suite, allow_empty: Any) -> None:

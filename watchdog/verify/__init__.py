@@ -141,6 +141,13 @@ prompt):
    check's section, when the one check of that kind on a matching column passed and none on a matching column
    failed or warned — :mod:`watchdog.verify.problems`.
 
+9. a claim about a check's diagnosis that the diagnosis does not hold: a segment's count or share ("15 of the 37
+   come from csv_import" when it holds 21; "nine in ten", "most"), a concentration in a segment the diagnosis did
+   not find ("most bad rows come from the mobile app"), an onset date ("since mid-December" when the first failing
+   row is from 2026-11-14), an offending value's count, the number of different wrong values, the rows shared
+   with another check — :mod:`watchdog.verify.diagnosis`. Numbers there that equal a diagnosis figure are not
+   read as the finding's own counts.
+
 Each message names the check's own quantity and states only true facts: a ``row_count`` is said to
 count rows, a ``freshness`` check's age is an age (never "failing rows"), a ``not_null`` check has no
 duplicate figures.
@@ -159,6 +166,8 @@ rows"). ``Verification.passed`` is true when nothing is bad; ``to_json_dict()`` 
 :mod:`~watchdog.verify.summary` ("no issues", summary counts), :mod:`~watchdog.verify.problems` (problems claimed
 in words about passing checks), :mod:`~watchdog.verify.unwrap`
 (fences, tags, reasoning), :mod:`~watchdog.verify.truncation` (cut-off drafts),
+:mod:`~watchdog.verify.diagnosis` (claims about a diagnosis; ``diagnosis_facts``, ``diagnosis_dates``,
+``diagnosis_values``),
 :mod:`~watchdog.verify.model` (the result).
 """
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from watchdog.verify.consistency import check_numbers
+from watchdog.verify.diagnosis import review_diagnosis
 from watchdog.verify.locate import (
     Ctx,
     Index,
@@ -42,6 +43,7 @@ def check_sentence(res: Results, idx: Index, raw_text: str, ctx: Ctx, *,
     else:  # "There were 24 checks that ran" is about the whole scan wherever it stands
         check_summary_counts(res, idx, text, code, only_ran=True)
     check_problem_claims(res, idx, text, item, ctx, explicit=bool(explicit), ambiguous=ambiguous)
+    text = review_diagnosis(res, idx, text, explicit, item, ctx)  # its numbers blanked: checked there
     if ambiguous:
         _check_clauses(res, idx, text, code, explicit, ctx)
         return None

@@ -1,0 +1,71 @@
+"""What every rendering of findings shares: the order of the checks and how a threshold is written.
+
+The terminal table, report.md, report.html, the e-mails and the dashboard all list the checks that need
+attention first (failed, then could not run, then warned, then passed; suite order within each), unless
+asked for the suite's order (``--order suite``). A threshold is written after the figure it bounds, the same
+way everywhere: ``3 (max 5)``, ``12 (max 5%)``, ``200 rows (min 1)``, ``newest is 2h 0m old (max 1d)``.
+
+Plain Python without Jinja2 or rich: report.md and the terminal use it on every scan.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any, Literal, TypeVar
+
+Order = Literal["problems", "suite"]
+ORDERS: tuple[Order, ...] = ("problems", "suite")
+DEFAULT_ORDER: Order = "problems"
+#: the rank of each status in the ``problems`` order
+RANK = {"fail": 0, "error": 1, "warn": 2, "pass": 3}
+
+T = TypeVar("T")
+
+
+def _status(item: Any) -> str:
+    return str(item.get("status") if isinstance(item, Mapping) else getattr(item, "status", "pass"))
+
+
+def ordered(findings: Iterable[T], order: Order = DEFAULT_ORDER) -> list[T]:
+    """``findings`` (Finding objects or their JSON dicts) in the rendering order: problems first (suite
+    order within each status), or as the suites list them."""
+    items = list(findings)
+    if order == "suite":
+        return items
+    return sorted(items, key=lambda f: RANK.get(_status(f), len(RANK)))  # stable: suite order within a status
+
+
+def _count(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:,.0f}" if value.is_integer() else f"{value:g}"
+    return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else str(value)
+
+
+def _percent(value: float) -> str:
+    return f"{value * 100:g}%"
+
+
+def allowed(params: Mapping[str, Any]) -> str:
+    """The failing rows a row check tolerates, written after its failing count: `` (max 50)``,
+    `` (max 5%)``, `` (max 50 and 5%)``; empty when it tolerates none."""
+    limits = []
+    count, rate = params.get("max_count"), params.get("max_rate")
+    if isinstance(count, int) and not isinstance(count, bool):
+        limits.append(_count(count))
+    if isinstance(rate, (int, float)) and not isinstance(rate, bool):
+        limits.append(_percent(float(rate)))
+    return f" (max {' and '.join(limits)})" if limits else ""
+
+
+def bounds(check: str | None, params: Mapping[str, Any]) -> str:
+    """The bounds of a measurement, written after it: `` (min 1)``, `` (min 1, max 10)``, `` (max 1d)``
+    (row_count, freshness, custom_sql measurements); empty when the check has none (an anomaly judges it)."""
+    if check == "freshness":
+        return f" (max {params['max_age']})" if params.get("max_age") is not None else ""
+    if check not in ("row_count", "custom_sql"):
+        return ""
+    parts = [f"{word} {_count(params[word])}" for word in ("min", "max")
+             if isinstance(params.get(word), (int, float)) and not isinstance(params.get(word), bool)]
+    if not parts and check == "row_count" and "anomaly" not in params:
+        parts = ["min 1"]  # row_count without bounds: at least one row
+    return f" ({', '.join(parts)})" if parts else ""
