@@ -151,10 +151,8 @@ def _sources(suites: SuiteLike | Iterable[SuiteLike]) -> list[Path | SuiteSource
             out.append(SuiteSource(f"<suite {number}>", data=dict(item)))
         elif isinstance(item, str) and ("\n" in item.strip() or _YAML_TEXT.match(item)) and not Path(item).exists():
             out.append(SuiteSource(f"<suite {number}>", text=item))
-        elif isinstance(item, (str, Path)):
-            from watchdog.run.scan_run import expand_suite_paths
-
-            out.extend(expand_suite_paths([item]))
+        elif isinstance(item, (str, Path)):  # a file, or a folder of them (read at any depth)
+            out.append(Path(item))
         else:
             raise ConfigError(f"suite {number}: a path, YAML text or a mapping, not {type(item).__name__}")
     return out

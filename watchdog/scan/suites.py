@@ -111,7 +111,9 @@ def load_suites(paths: Iterable[str | Path | SuiteSource], *, allow_empty: bool 
     sources = [g for g in given if isinstance(g, SuiteSource)]
     suites: list[Suite] = []
     problems: list[SuiteProblem] = []
-    for path in [*expand_suite_paths([g for g in given if not isinstance(g, SuiteSource)]), *sources]:
+    items: list[Path | SuiteSource] = [*expand_suite_paths([g for g in given if not isinstance(g, SuiteSource)]),
+                                       *sources]
+    for path in items:
         suite, found = _load_source(path) if isinstance(path, SuiteSource) else _load_one(path)
         problems.extend(found)
         if suite:
