@@ -114,15 +114,17 @@ def main() -> None:
             "name": "user-install", "started_at": started, "command": command,
             "machine_at_start": at_start, "machine_at_end": machine(),
             "install_s": round(install_s, 1), "demo_s": round(demo_s, 1),
-            "install_cpu_s": CPU["install (README's first command)"], "demo_cpu_s": CPU["demo (README's first command)"], "venv_mb": size_mb(venv),
+            "install_cpu_s": CPU["install (README's first command)"],
+            "demo_cpu_s": CPU["demo (README's first command)"], "venv_mb": size_mb(venv),
             "packages": len(packages), "commands_s": timings,
             "note": "wall times grow with the machine's load (a shared machine); CPU times (user + system) much less. "
                     "pip's cache was warm: a cold cache adds the download time",
         }
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    print(f"[user-install] install {result['install_s']} s ({result['install_cpu_s']} s CPU), demo {result['demo_s']} s, venv {result['venv_mb']} MB, "
-          f"{result['packages']} packages, load {at_start['loadavg']}")
+    print(f"[user-install] install {result['install_s']} s ({result['install_cpu_s']} s CPU), "
+          f"demo {result['demo_s']} s, venv {result['venv_mb']} MB, {result['packages']} packages, "
+          f"load {at_start['loadavg']}")
     if args.out:
         args.out.write_text(json.dumps(result, indent=2) + "\n")
 
