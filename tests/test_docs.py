@@ -179,6 +179,7 @@ def test_every_block_is_run_or_marked_for_a_reason():
             if m is None:
                 continue
             if m["what"] == "skip":
+                problems += skip_misused(block)
                 if m["kind"] not in CANNOT_RUN_HERE:
                     problems.append(f"{block.where}: skip kind {m['kind']!r} is not one of {sorted(CANNOT_RUN_HERE)}")
                 if not (m["reason"] or "").strip():
@@ -192,6 +193,23 @@ def test_every_block_is_run_or_marked_for_a_reason():
             else:
                 problems.append(f"{block.where}: unknown marker {m['what']!r}")
     assert problems == []
+
+
+INSTALLING = re.compile(r"pip install|pipx |uv tool |-m venv|mkdocs |^source |^cd |^ln -s |--version")
+
+
+def skip_misused(block: Block) -> list[str]:
+    """A skip marker only where the block truly cannot run: never on a suite, and `install` only on installing."""
+    assert block.marker is not None
+    if block.lang in {"yaml", "yml"}:
+        data = yaml.load(block.body, Loader=yaml.SafeLoader)
+        if isinstance(data, dict) and SUITE_KEYS & set(data):
+            return [f"{block.where}: a suite always runs (build the tables it needs in a block before it)"]
+    if block.marker["kind"] == "install":
+        others = [c for c in commands_of(block) if not INSTALLING.search(c.strip())]
+        if others:
+            return [f"{block.where}: an `install` skip holds commands that install nothing: {others}"]
+    return []
 
 
 # -- running the blocks ---------------------------------------------------------------------------------------
