@@ -18,3 +18,7 @@ PROFILE_APPROX_DISTINCT_ROWS = 1_000_000
 PROFILE_FD_PAIRS = 24
 #: suggest: a functional dependency is suggested when it holds on at least this share of rows
 PROFILE_FD_MIN_HOLD = 0.99
+#: diagnosis: statements one table's diagnosis may run (it needs at most 3: probe, segments, failing rows)
+DIAGNOSE_MAX_STATEMENTS = 3
+#: diagnosis: seconds one table's diagnosis may take, all its statements together
+DIAGNOSE_TIMEOUT_S = 60.0

@@ -65,6 +65,9 @@ class Finding:
     sql: str | None = None
     error: str | None = None
     description: str | None = None
+    #: where the failing rows concentrate, since when, which values, overlap with other checks (see
+    #: watchdog/diagnose/); None: not diagnosed (the key is then left out of the JSON)
+    diagnosis: dict[str, Any] | None = None
 
     def __post_init__(self) -> None:
         if self.status not in _STATUSES:
@@ -88,7 +91,8 @@ class Finding:
                 "severity": self.severity, "params": _plain(self.params), "failing": self.failing,
                 "total": self.total, "rate": self.rate, "observed": self.observed, "details": _plain(self.details),
                 "sample": _plain(self.sample), "sql": self.sql, "error": self.error,
-                "description": self.description}
+                "description": self.description,
+                **({"diagnosis": _plain(self.diagnosis)} if self.diagnosis is not None else {})}
 
 
 @dataclass(kw_only=True)

@@ -142,6 +142,7 @@ class AuditConfig(_Strict):
     llm: bool = False
     review: bool = False
     sample: int = Field(default=DEFAULT_SAMPLE, ge=0)
+    diagnose: bool = True
     deliver: list[DeliveryChannel] = Field(default_factory=list)
     #: a run whose suites hold no check at all is an error unless this is true
     allow_empty: bool = False

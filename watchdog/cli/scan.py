@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import click
 
@@ -48,9 +48,12 @@ if TYPE_CHECKING:  # the scanner is imported inside the commands (``scan`` start
                    "then passed; suite order within each), or in the suites' order.")
 @click.option("--llm", is_flag=True, help="Also have an LLM write the report; its numbers are verified "
               "(needs OPENAI_API_KEY and/or OPENAI_BASE_URL, or llm: in the config).")
+@click.option("--no-diagnose", "no_diagnose", is_flag=True,
+              help="Do not diagnose failing checks (where their rows concentrate, since when, which values).")
 @config_option
 def scan(db: str | None, files: tuple[str, ...], checks: tuple[str, ...], out_dir: Path | None, as_json: bool,
          sample: int, timeout_s: float | None, parallel: int | None, order: Order, llm: bool, allow_empty: bool,
+         no_diagnose: bool,
          config_path: Path | None) -> None:
     """Run check suites against a database and write findings.json and report.md.
 
@@ -76,10 +79,10 @@ def scan(db: str | None, files: tuple[str, ...], checks: tuple[str, ...], out_di
     if llm:  # the configuration's llm: section (pydantic) only for an LLM report
         settings, no_endpoint = _llm_settings(config_path)
     target = out_dir or timestamp_dir(Path("reports").resolve() / "adhoc")
-    with console.scan_progress(enabled=True) as progress:
+    with console.scan_progress(enabled=True) as progress, _counterparts(config_path):
         outcome = run_scan(database, checks, out_dir=target, sample=sample, on_progress=progress,
                            llm=llm and no_endpoint is None, settings=settings, allow_empty=allow_empty,
-                           order=order)
+                           order=order, diagnose=not no_diagnose)
     _show_outcome(outcome, as_json, order)
     if no_endpoint is not None:  # the scan's findings and report are written and shown; then why no LLM report
         console.error_line(no_endpoint.prefix, no_endpoint)
@@ -99,6 +102,15 @@ def _llm_settings(config_path: Path | None) -> tuple[Settings, WatchdogError | N
     except LLMNotConfigured as exc:
         return settings, exc
     return settings, None
+
+
+def _counterparts(config_path: Path | None) -> Any:
+    """Reconcile checks' ``with:`` names come from ``--config`` when it is given (else the default file)."""
+    from watchdog.reconcile import counterpart
+
+    if config_path is None:
+        return counterpart.using(None)
+    return counterpart.using(lambda name: resolve_db(name, config_path))
 
 
 def _with_files(db: str | None, files: tuple[str, ...], config_path: Path | None) -> DatabaseConfig:

@@ -24,6 +24,7 @@ from markupsafe import Markup
 from watchdog.delivery.base import DeliveryError, RunPackage, network_reason
 from watchdog.findings import FindingsDoc
 from watchdog.redact import MASK, redact, register_secret
+from watchdog.report.diagnosis_text import sentences
 from watchdog.report.escape import WHOLE, plain_text
 from watchdog.report.html import environment, figures
 from watchdog.report.view import ordered
@@ -44,7 +45,8 @@ def email_context(package: RunPackage, doc: FindingsDoc, *, attached: bool) -> d
     trends = package.trends or {}
     # problems first, suite order within a status; checks never run are counted under the scan's error
     rows = [{"name": f.name, "status": f.status, "mark": trends.get(f.name, ""),
-             "figures": (f"could not run: {plain_text(f.error, WHOLE)}" if f.status == "error" else figures(f))}
+             "figures": (f"could not run: {plain_text(f.error, WHOLE)}" if f.status == "error" else figures(f)),
+             "diagnosis": " ".join(sentences(f))}
             for f in ordered(doc.findings) if f.status in ("fail", "warn", "error") and not f.not_run]
     changes = [f"{n} {mark}" for mark, n in counts(trends).items() if n and mark != "unchanged"]
     resolved = [f.name for f in doc.findings if trends.get(f.name) == "resolved"]

@@ -18,6 +18,7 @@ from markupsafe import Markup, escape
 from watchdog.findings import Finding, FindingsDoc
 from watchdog.report import escape as esc
 from watchdog.report import rules_view, view
+from watchdog.report.diagnosis_text import sentences
 from watchdog.report.render import error_groups, failing_cell, measure
 
 MARK_SYMBOLS = {"new": "●", "resolved": "✓", "worse": "▲", "better": "▼", "unchanged": "="}
@@ -93,6 +94,7 @@ def environment() -> Environment:
     env.globals.update(measure=measure, figures=figures, failing_cell=failing_cell, columns=columns,
                        mark_label=mark_label, whole=esc.WHOLE,
                        anomaly_lines=rules_view.anomaly_lines, rule_lines=rules_view.rule_lines,
+                       diagnosis=sentences,
                        sparkline=rules_view.sparkline)
     return env
 

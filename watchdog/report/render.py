@@ -13,6 +13,7 @@ from typing import Any
 from watchdog.findings import Finding, FindingsDoc
 from watchdog.report import escape as esc
 from watchdog.report import rules_view, view
+from watchdog.report.diagnosis_text import sentences
 from watchdog.trends import MARKS, counts
 
 
@@ -129,6 +130,9 @@ def _problem(f: Finding) -> list[str]:
         tolerated = [f"up to {esc.number(params['max_count'])} rows"] if "max_count" in params else []
         tolerated += [f"a rate up to {esc.percent(params['max_rate'])}"] if "max_rate" in params else []
         out.append(f"- Tolerated: {', '.join(tolerated)}.\n")
+    explained = sentences(f)
+    if explained:
+        out += ["\n", f"**Diagnosis:** {esc.md_paragraph(' '.join(explained), 1600)}\n"]
     if f.sample:
         out += ["\n", f"Sample of failing rows ({len(f.sample)}):\n", "\n"]
         out += _sample_table(f.sample)

@@ -21,6 +21,7 @@ from watchdog.delivery.outbox import deliver_package, flush_outbox
 from watchdog.exit_codes import ExitCode
 from watchdog.history import DeliveryRecord, HistoryStore
 from watchdog.history.series import past_findings
+from watchdog.reconcile import counterpart
 from watchdog.redact import redact
 from watchdog.run.filing import RunFolder
 from watchdog.run.scan_run import (
@@ -72,13 +73,14 @@ def execute_audit(settings: Settings, name: str, *, store: HistoryStore | None =
         store.start_run(run_id, name, out_dir=str(run_dir), tick=tick, claimed_by=claimed_by, token=token)
         try:
             previous = store.previous_run(name, run_id)
-            outcome = run_scan(
-                settings.database(audit.database), [settings.path(p) for p in audit.checks], out_dir=run_dir,
-                sample=audit.sample, on_progress=on_progress,
-                llm=audit.llm, settings=settings, models=models, run_id=run_id,
-                previous_findings=store.findings_of(previous.id) if previous else [], audit=name,
-                tolerate_filing_errors=True, history=past_findings(store, name, run_id),
-                allow_empty=audit.allow_empty)
+            with counterpart.using(settings.database):  # reconcile checks' with: names this configuration's
+                outcome = run_scan(
+                    settings.database(audit.database), [settings.path(p) for p in audit.checks], out_dir=run_dir,
+                    sample=audit.sample, on_progress=on_progress,
+                    llm=audit.llm, settings=settings, models=models, run_id=run_id,
+                    previous_findings=store.findings_of(previous.id) if previous else [], audit=name,
+                    tolerate_filing_errors=True, history=past_findings(store, name, run_id),
+                    allow_empty=audit.allow_empty, diagnose=audit.diagnose)
             if cancelling.stopping():  # abandoned (the daemon stops or lost the lead): never delivered
                 raise InterruptedError("cancelled: the daemon stopped or lost the lead during the run")
             status = STATUS[outcome.exit_code]

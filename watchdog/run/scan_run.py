@@ -98,12 +98,13 @@ def run_scan(database: str | DatabaseConfig, suite_paths: Iterable[str | Path], 
              run_id: str | None = None, previous_findings: list[dict] | None = None,
              audit: str | None = None, tolerate_filing_errors: bool = False,
              history: dict[str, list[dict]] | None = None, allow_empty: bool = False,
-             order: Order = DEFAULT_ORDER) -> ScanOutcome:
+             order: Order = DEFAULT_ORDER, diagnose: bool = True) -> ScanOutcome:
     """Validate suites, scan ``database`` (a URL with the default limits, or a configured database) through
     the sandbox, file findings.json (first) and report.md; with ``llm``, run the report graph and file what
     it produced (report.md, report.unverified.md, audit.json). With ``tolerate_filing_errors`` (audits), a
     write that fails is recorded in ``filing_error`` instead of raised. Suites that hold no check are an
-    error unless ``allow_empty``. The reports list the checks in ``order``."""
+    error unless ``allow_empty``. The reports list the checks in ``order``. ``diagnose``: explain each failing check
+    (:mod:`watchdog.diagnose`) before anything is filed."""
     suites = load_suites(suite_paths, allow_empty=allow_empty)
     checks = [check for suite in suites for check in suite.checks]
     run_id = run_id or run_id_for(out_dir)
@@ -127,6 +128,14 @@ def run_scan(database: str | DatabaseConfig, suite_paths: Iterable[str | Path], 
             stop.saved_to = write(folder.write_findings, partial)
             raise
         doc.run_id = run_id
+        if diagnose and not doc.error:
+            from watchdog.diagnose import diagnose_doc
+
+            try:
+                diagnose_doc(box, checks, doc)
+            except KeyboardInterrupt:  # Ctrl-C while diagnosing: the findings are complete, file them
+                write(folder.write_findings, doc)
+                raise Interrupted(doc) from None
         write(folder.write_findings, doc)
         findings_path = folder.findings_path
         trends = (compare([f.to_json_dict() for f in doc.findings], previous_findings)

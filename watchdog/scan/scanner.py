@@ -32,7 +32,7 @@ from watchdog.findings import SAMPLE_TEXT_LIMIT, Finding, FindingsDoc, Status, S
 from watchdog.redact import redact
 from watchdog.sandbox import Sandbox
 from watchdog.scan import anomaly_series
-from watchdog.scan.check_types import Aggregate, Check, Columns, Measurement, Metric, Standalone
+from watchdog.scan.check_types import Aggregate, Check, Columns, Measurement, Metric, Procedure, Standalone
 from watchdog.scan.check_types.base import SampleSpec
 from watchdog.scan.parallel import run_statements
 from watchdog.scan.planner import Statement, batch_statements, plan
@@ -168,6 +168,9 @@ def _run_statement(sandbox: Sandbox, statement: Statement, measured: _Measured) 
     if isinstance(first, Columns):
         _read_columns(sandbox, first, measured)
         return
+    if isinstance(first, Procedure):
+        _run_procedure(sandbox, first, measured)
+        return
     many = first.rows if isinstance(first, Standalone) and first.rows > 1 else 0
     try:
         result = sandbox.query(statement.sql, max_rows=statement.sample_rows or max(2, many), parallel=True)
@@ -196,6 +199,13 @@ def _read_columns(sandbox: Sandbox, metric: Columns, measured: _Measured) -> Non
     try:
         measured.values[metric] = sandbox.columns(metric.table)
     except SandboxError as exc:
+        measured.failures[metric] = f"{exc.prefix}: {redact(exc)}"
+
+
+def _run_procedure(sandbox: Sandbox, metric: Procedure, measured: _Measured) -> None:
+    try:
+        measured.values[metric] = metric.run(sandbox)
+    except WatchdogError as exc:
         measured.failures[metric] = f"{exc.prefix}: {redact(exc)}"
 
 

@@ -6,6 +6,7 @@ A table in a suite is either a plain list of checks or a mapping of table option
       contacts:
         segments: [source, country]      # columns the diagnosis groups failing rows by
         timestamp_column: created_at     # the column that says when a row arrived
+        diagnose: {timeout_s: 120}       # or false: no diagnosis for this table
         checks:
           - not_null: email
 
@@ -18,6 +19,7 @@ from the check it handles. To add an option, register one more parser below.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -82,3 +84,43 @@ def _segments(value: Any) -> tuple[str, ...]:
 @table_option("timestamp_column", "the column that says when a row arrived (the diagnosis's onset)")
 def _timestamp_column(value: Any) -> str:
     return _column_name(value)
+
+
+@dataclass(frozen=True)
+class DiagnoseOptions:
+    """``diagnose:`` of a table: whether its failing checks are diagnosed, and the budget of its diagnosis."""
+
+    enabled: bool = True
+    #: also diagnose passing checks that have failing rows (tolerated by their thresholds)
+    passing: bool = False
+    #: statements and seconds the table's diagnosis may use (None: the defaults)
+    statements: int | None = None
+    timeout_s: float | None = None
+
+
+_DIAGNOSE_KEYS = ("passing", "statements", "timeout_s")
+
+
+@table_option("diagnose", "false, or {passing: true|false, statements: N, timeout_s: S} for the table's diagnosis")
+def _diagnose(value: Any) -> DiagnoseOptions:
+    if isinstance(value, bool):
+        return DiagnoseOptions(enabled=value)
+    if not isinstance(value, dict):
+        raise ValueError("expected true, false or a mapping such as `{timeout_s: 120}`")
+    for key in value:
+        if key not in _DIAGNOSE_KEYS:
+            close = difflib.get_close_matches(str(key), _DIAGNOSE_KEYS, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise ValueError(f"unknown diagnose option {key!r}{hint}; expected {', '.join(_DIAGNOSE_KEYS)}")
+    passing = value.get("passing", False)
+    statements = value.get("statements")
+    timeout_s = value.get("timeout_s")
+    if not isinstance(passing, bool):
+        raise ValueError("diagnose.passing: expected true or false")
+    if statements is not None and (isinstance(statements, bool) or not isinstance(statements, int)
+                                   or statements < 1):
+        raise ValueError("diagnose.statements: expected a whole number of at least 1")
+    if timeout_s is not None and (isinstance(timeout_s, bool) or not isinstance(timeout_s, (int, float))
+                                  or timeout_s <= 0):
+        raise ValueError("diagnose.timeout_s: expected a number of seconds above 0")
+    return DiagnoseOptions(True, passing, statements, None if timeout_s is None else float(timeout_s))

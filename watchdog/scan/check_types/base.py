@@ -93,7 +93,37 @@ class Columns:
         return f"columns:{self.table}"
 
 
-Metric = Aggregate | Standalone | Columns
+@dataclass(frozen=True)
+class Procedure:
+    """A figure computed by a procedure of its own through the sandbox (several statements, or another database
+    too: a ``reconcile`` check). The scanner runs ``run(sandbox)`` as one step and stores what it returns; a
+    :class:`WatchdogError` it raises becomes the check's error."""
+
+    key: str
+    run: Callable[[Any], Any] = field(compare=False, hash=False, repr=False)
+    table: str | None = field(default=None, compare=False)
+
+
+Metric = Aggregate | Standalone | Columns | Procedure
+
+#: the alias of the checked table in a :class:`RowFlag` (the same as foreign_key's child alias)
+ROW_ALIAS = "wd_child"
+
+
+@dataclass
+class RowFlag:
+    """Which rows of a check's table fail, for stages that group them (the diagnosis).
+
+    ``condition`` holds for a failing row of the table aliased :data:`ROW_ALIAS` (unqualified columns are
+    that table's) once the ``joins`` are LEFT JOINed to it: each an aliased subquery with at most one row
+    per row of the table, and its ON condition. ``scope`` holds for the rows the check looks at (its
+    ``where``; None: every row). ``values`` are the columns whose values the failing rows get wrong.
+    """
+
+    condition: exp.Expr
+    scope: exp.Expr | None = None
+    joins: list[tuple[exp.Expr, exp.Expr]] = field(default_factory=list)
+    values: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -138,7 +168,8 @@ def register(cls: type[Check]) -> type[Check]:
 KIND_MODULES = {
     "accepted_values": "accepted_values", "custom_sql": "custom_sql", "expression": "expression",
     "foreign_key": "foreign_key", "freshness": "freshness", "functional_dependency": "functional_dependency",
-    "not_null": "not_null", "pattern": "pattern", "range": "range_check", "row_count": "row_count",
+    "not_null": "not_null", "pattern": "pattern", "range": "range_check", "reconcile": "reconcile",
+    "row_count": "row_count",
     "schema": "schema", "schema_changes": "schema", "unique": "unique",
 }
 
@@ -243,6 +274,12 @@ class Check:
     def failing_rows(self, dialect: str) -> exp.Expr | None:
         """A SELECT of the failing rows (for samples and the findings' ``sql``), or None; a fresh tree
         at every call (callers render and extend it without copying)."""
+        return None
+
+    def row_flag(self, dialect: str, tag: str) -> RowFlag | None:
+        """Which rows fail, as a condition per row (None: the check does not fail rows one by one).
+
+        ``tag`` is unique per check of a statement: it names the aliases of the flag's joins."""
         return None
 
     def sample_spec(self, dialect: str, m: Measurement, extra: tuple[list[str], list[tuple[Any, ...]]] | None,

@@ -29,6 +29,7 @@ class Expression(RowConditionCheck):
     kind = "expression"
     Options = ExpressionOptions
     short_form = "condition"
+    values_are_offending = False
 
     @property
     def name(self) -> str:

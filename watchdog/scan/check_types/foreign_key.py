@@ -8,10 +8,12 @@ from sqlglot import exp
 
 from watchdog.scan import sqlbuild
 from watchdog.scan.check_types.base import (
+    ROW_ALIAS,
     Check,
     ColumnOptions,
     Measurement,
     Metric,
+    RowFlag,
     SampleSpec,
     Standalone,
     as_int,
@@ -19,7 +21,7 @@ from watchdog.scan.check_types.base import (
 )
 from watchdog.scan.check_types.fields import option, options_class
 
-CHILD, PARENT = "wd_child", "wd_parent"
+CHILD, PARENT = ROW_ALIAS, "wd_parent"
 
 
 def _table_dot_column(value: str) -> str:
@@ -98,6 +100,10 @@ class ForeignKey(Check):
 
     def metrics(self, dialect: str) -> list[Metric]:
         return [self.total_metric(), self._orphans_query(dialect)]
+
+    def row_flag(self, dialect: str, tag: str) -> RowFlag:
+        return RowFlag(condition=self._orphans_where(dialect), scope=self.filter(dialect),
+                       values=[self.column] if self.column else [])
 
     def measure(self, values: dict[Metric, Any], dialect: str) -> Measurement:
         row = values[self._orphans_query(dialect)]

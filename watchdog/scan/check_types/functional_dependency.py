@@ -23,10 +23,12 @@ from sqlglot import exp
 
 from watchdog.scan import sqlbuild
 from watchdog.scan.check_types.base import (
+    ROW_ALIAS,
     Check,
     Measurement,
     Metric,
     RowCheckOptions,
+    RowFlag,
     Standalone,
     as_int,
     register,
@@ -163,10 +165,11 @@ class FunctionalDependency(Check):
         return Measurement(failing=failing, total=as_int(values[self.total_metric()]),
                            details={"groups_in_conflict": groups, "rows_in_conflict": rows, "tied_groups": tied})
 
-    def failing_rows(self, dialect: str) -> exp.Expr:
+    def _majority(self, dialect: str) -> exp.Select:
+        """One row per group in conflict: its keys, its majority value (shown and compared), whether one is decided."""
         names = self._keys()
         decided = self._decided()
-        majority = (
+        return (
             exp.select(
                 *[exp.column(n) for n in names],
                 exp.alias_(exp.Max(this=_case(decided.copy(), exp.column("wd_shown"))), "wd_majority", copy=False),
@@ -177,18 +180,33 @@ class FunctionalDependency(Check):
             .from_(self._ranked(dialect).subquery("wd_ranked", copy=False), copy=False)
             .group_by(*[exp.column(n) for n in names], copy=False)
         )
+
+    def _wrong(self, dialect: str, src: str, m: str) -> tuple[exp.Expr, exp.Expr]:
+        """(the join of a row to its group, the row's dependent value being wrong) for aliases ``src``, ``m``."""
         on = sqlbuild.and_all(*[
-            exp.EQ(this=self.exact_column(c, dialect, "src"), expression=sqlbuild.column(n, "m"))
-            for c, n in zip(self.determinant, names, strict=False)])
-        same = exp.NullSafeEQ(this=self.exact_column(self.dependent, dialect, "src"),
-                              expression=sqlbuild.column("wd_majority_key", "m"))
-        wrong = exp.or_(exp.EQ(this=sqlbuild.column("wd_decided", "m"), expression=_one("0")),
+            exp.EQ(this=self.exact_column(c, dialect, src), expression=sqlbuild.column(n, m))
+            for c, n in zip(self.determinant, self._keys(), strict=False)])
+        same = exp.NullSafeEQ(this=self.exact_column(self.dependent, dialect, src),
+                              expression=sqlbuild.column("wd_majority_key", m))
+        wrong = exp.or_(exp.EQ(this=sqlbuild.column("wd_decided", m), expression=_one("0")),
                         exp.Not(this=exp.Paren(this=same)), copy=False)
+        return on, wrong
+
+    def row_flag(self, dialect: str, tag: str) -> RowFlag:
+        alias = f"wd_fd_{tag}"
+        on, wrong = self._wrong(dialect, ROW_ALIAS, alias)
+        joined = exp.Not(this=exp.Is(this=sqlbuild.column("wd_decided", alias), expression=exp.Null()))
+        return RowFlag(condition=sqlbuild.and_all(joined, self._scope(dialect), exp.Paren(this=wrong)),
+                       scope=self.filter(dialect), joins=[(self._majority(dialect).subquery(alias, copy=False), on)],
+                       values=[self.dependent])
+
+    def failing_rows(self, dialect: str) -> exp.Expr:
+        on, wrong = self._wrong(dialect, "src", "m")
         return (
             exp.select(exp.Column(this=exp.Star(), table=sqlbuild.ident("src")),
                        exp.alias_(sqlbuild.column("wd_majority", "m"), MAJORITY, copy=False), copy=False)
             .from_(sqlbuild.table(self.table or "", alias="src"), copy=False)
-            .join(majority.subquery("m", copy=False), on=on, copy=False)
+            .join(self._majority(dialect).subquery("m", copy=False), on=on, copy=False)
             .where(sqlbuild.and_all(self._scope(dialect, "src"), exp.Paren(this=wrong)), copy=False)
             .order_by(*[sqlbuild.column(c, "src") for c in self.determinant], sqlbuild.column(self.dependent, "src"),
                       copy=False)

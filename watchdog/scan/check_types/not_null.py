@@ -11,6 +11,7 @@ from watchdog.scan.check_types.row_condition import RowConditionCheck
 class NotNull(RowConditionCheck):
     kind = "not_null"
     Options = ColumnOptions
+    values_are_offending = False  # the value is NULL
 
     def condition(self, dialect: str) -> exp.Expr:
         return exp.Is(this=sqlbuild.column(self.column or ""), expression=exp.Null())

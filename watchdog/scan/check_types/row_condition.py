@@ -7,7 +7,7 @@ from typing import Any
 from sqlglot import exp
 
 from watchdog.scan import sqlbuild
-from watchdog.scan.check_types.base import Aggregate, Check, Measurement, Metric, SampleSpec, as_int
+from watchdog.scan.check_types.base import Aggregate, Check, Measurement, Metric, RowFlag, SampleSpec, as_int
 
 
 class RowConditionCheck(Check):
@@ -26,6 +26,14 @@ class RowConditionCheck(Check):
     def measure(self, values: dict[Metric, Any], dialect: str) -> Measurement:
         return Measurement(failing=as_int(values[self._failing_metric(dialect)]),
                            total=as_int(values[self.total_metric()]))
+
+    #: the checked column's values are what the failing rows get wrong (not for ``expression``)
+    values_are_offending = True
+
+    def row_flag(self, dialect: str, tag: str) -> RowFlag:
+        return RowFlag(condition=sqlbuild.and_all(self.condition(dialect), self.filter(dialect)),
+                       scope=self.filter(dialect),
+                       values=[self.column] if self.column and self.values_are_offending else [])
 
     def failing_rows(self, dialect: str) -> exp.Expr:
         where = sqlbuild.and_all(self.condition(dialect), self.filter(dialect))

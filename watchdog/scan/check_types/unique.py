@@ -19,10 +19,12 @@ from sqlglot import exp
 
 from watchdog.scan import sqlbuild
 from watchdog.scan.check_types.base import (
+    ROW_ALIAS,
     Check,
     Measurement,
     Metric,
     RowCheckOptions,
+    RowFlag,
     SampleSpec,
     Standalone,
     as_int,
@@ -159,6 +161,22 @@ class Unique(Check):
 
     def metrics(self, dialect: str) -> list[Metric]:
         return [self.total_metric(), self._groups_query(dialect)]
+
+    def row_flag(self, dialect: str, tag: str) -> RowFlag:
+        """A row fails when its key is one of the duplicated keys (joined from the check's own GROUP BY)."""
+        alias = f"wd_dup_{tag}"
+        names = [f"k{i}" for i in range(len(self.key_columns))]
+        # renamed so that no name of the join can be taken for one of the table's columns
+        joined = exp.select(*[exp.alias_(exp.column(n), f"wd_{n}", copy=False) for n in [*names, "n"]], copy=False
+                            ).from_(self._groups(dialect, with_keys=True).subquery("g", copy=False), copy=False)
+        compare = exp.EQ if len(names) == 1 else exp.NullSafeEQ  # compound keys may hold a NULL
+        on = sqlbuild.and_all(*[
+            compare(this=self.exact_column(c, dialect, ROW_ALIAS), expression=sqlbuild.column(f"wd_{n}", alias))
+            for c, n in zip(self.key_columns, names, strict=True)])
+        found = exp.Not(this=exp.Is(this=sqlbuild.column("wd_n", alias), expression=exp.Null()))
+        return RowFlag(condition=sqlbuild.and_all(found, self._not_all_null(), self.filter(dialect)),
+                       scope=self.filter(dialect), joins=[(joined.subquery(alias, copy=False), on)],
+                       values=self.key_columns)
 
     def measure(self, values: dict[Metric, Any], dialect: str) -> Measurement:
         row = values[self._groups_query(dialect)]

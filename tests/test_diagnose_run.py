@@ -1,0 +1,70 @@
+"""The diagnosis in a scan's run: filed in findings.json, said in report.md, off with --no-diagnose, and a
+diagnosis that fails or runs out of budget is recorded without costing a finding."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.test_diagnose_engines import SUITE, load_fixture
+from watchdog.diagnose import diagnose_doc
+from watchdog.findings import FindingsDoc
+from watchdog.report.diagnosis_text import sentences
+from watchdog.run.scan_run import run_scan
+from watchdog.sandbox import Sandbox
+from watchdog.scan.scanner import scan
+from watchdog.scan.suites import load_suite
+
+
+def _setup(make_database, tmp_path: Path) -> tuple[str, Path]:
+    db = make_database("sqlite")
+    load_fixture(db)
+    suite = tmp_path / "suite.yaml"
+    suite.write_text(SUITE, encoding="utf-8")
+    return db.url, suite
+
+
+def test_a_scan_files_the_diagnosis_and_the_report_says_it(make_database, tmp_path: Path):
+    url, suite = _setup(make_database, tmp_path)
+    outcome = run_scan(url, [suite], out_dir=tmp_path / "out")
+    doc = json.loads(outcome.findings_path.read_text())
+    assert doc["schema_version"] == 1
+    by_name = {f["name"]: f for f in doc["findings"]}
+    assert by_name["contacts.email.not_null"]["diagnosis"]["segments"][0]["value"] == "csv_import"
+    assert all("diagnosis" not in f for f in doc["findings"] if f["status"] == "pass")
+    FindingsDoc.from_json(outcome.findings_path.read_text())  # a reader validates it
+    report = outcome.report_path.read_text()
+    assert ("**Diagnosis:** 20 of the 22 (91%) come from source = 'csv_import', which holds 7% of all rows of "
+            "contacts") in report
+    assert "The 5 orphan rows point to 3 missing customers.id values: 1017 ×2, 1022 ×2, 999 ×1." in report
+
+
+def test_no_diagnose_leaves_it_out(make_database, tmp_path: Path, run_cli):
+    url, suite = _setup(make_database, tmp_path)
+    done = run_cli("scan", "--db", url, "--checks", str(suite), "--out", str(tmp_path / "out"), "--no-diagnose")
+    assert done.returncode == 1, done.stderr
+    doc = json.loads((tmp_path / "out" / "findings.json").read_text())
+    assert all("diagnosis" not in f for f in doc["findings"])
+    assert "Diagnosis" not in (tmp_path / "out" / "report.md").read_text()
+
+
+def test_a_spent_budget_or_a_failing_statement_is_recorded_and_the_findings_stay(make_database, tmp_path: Path):
+    url, suite = _setup(make_database, tmp_path)
+    checks = load_suite(suite).checks
+    with Sandbox(url) as box:
+        doc = scan(box, checks, sample=0)
+        before = [f.to_json_dict() for f in doc.findings]
+        diagnose_doc(box, checks, doc, max_statements=1)
+        email = next(f for f in doc.findings if f.name == "contacts.email.not_null")
+        assert email.diagnosis is not None and "segments" in email.diagnosis
+        assert email.diagnosis["error"].startswith("not finished: the statement budget")
+        assert any("did not finish" in s for s in sentences(email))
+
+        def broken(sql: str) -> None:
+            raise RuntimeError("driver exploded")
+
+        box.on_execute(broken)
+        diagnose_doc(box, checks, doc)
+    assert all(f.diagnosis == {"error": "the diagnosis failed: driver exploded"}
+               for f in doc.findings if f.status != "pass")
+    assert [{k: v for k, v in f.to_json_dict().items() if k != "diagnosis"} for f in doc.findings] == before
