@@ -168,6 +168,13 @@ def test_the_cli_reference_is_generated_from_every_click_command():
     assert "### `watchdog review approve`" in text and "--sample INTEGER" in text
 
 
+def test_the_checks_reference_has_a_section_for_every_check_type():
+    from watchdog.scan.check_types import check_types
+
+    headings = set(re.findall(r"^## (\w+)$", (DOCS / "checks.md").read_text(), flags=re.M))
+    assert set(check_types()) - headings == set(), "give each check type a `## name` section in docs/checks.md"
+
+
 def test_every_block_is_run_or_marked_for_a_reason():
     problems = []
     for path in DOC_PAGES:
