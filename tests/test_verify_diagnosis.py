@@ -3,7 +3,6 @@ tests/verify_corpus/diagnosis_cases.yaml (correct ones pass, wrong ones are flag
 
 from __future__ import annotations
 
-import json
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -12,6 +11,7 @@ import pytest
 import yaml
 
 from watchdog.findings import FindingsDoc
+from watchdog.report import render_markdown
 from watchdog.verify import verify_fn
 
 CORPUS = Path(__file__).parent / "verify_corpus"
@@ -19,12 +19,7 @@ CORPUS = Path(__file__).parent / "verify_corpus"
 
 @cache
 def findings(name: str) -> FindingsDoc:
-    raw = json.loads((CORPUS / name).read_text(encoding="utf-8"))
-    doc = FindingsDoc.validate(raw)
-    for f, data in zip(doc.findings, raw["findings"], strict=True):
-        if getattr(f, "diagnosis", None) is None and data.get("diagnosis") is not None:
-            f.diagnosis = data["diagnosis"]  # type: ignore[attr-defined]  # until findings carry the field
-    return doc
+    return FindingsDoc.load(CORPUS / name)
 
 
 @cache
@@ -34,7 +29,12 @@ def cases() -> tuple[dict[str, Any], ...]:
 
 def report_of(case: dict[str, Any]) -> str:
     by_id = {c["id"]: c for c in cases()}
-    text = report_of(by_id[case["base"]]) if "base" in case else case["report"]
+    if "base" in case:
+        text = report_of(by_id[case["base"]])
+    elif case["report"] == "@template":  # the deterministic report, with its diagnosis sentences
+        text = render_markdown(findings(case["findings"]))
+    else:
+        text = case["report"]
     for old, new in case.get("replace", []):
         assert old in text, f"case {case['id']!r}: {old!r} is not in its base report"
         text = text.replace(old, new)
@@ -73,3 +73,42 @@ def test_wrong_diagnosis_claims_are_flagged(case: dict[str, Any]) -> None:
         assert hit.message and hit.says
     if case.get("exact", True):
         assert not unmatched, "unexpected bad item(s):\n" + "\n".join(b.message for b in unmatched)
+
+
+def test_citation_share_of_a_program_answer_and_of_a_rendered_report() -> None:
+    from watchdog.verify.diagnosis_causes import citation_share
+
+    doc = findings("clinic_diagnosed.json")
+    answer = {"checks": [
+        {"name": "patients.temperature_c.range", "causes": ["Firmware v2_0 writes bad readings."]},
+        {"name": "prescriptions.patient_id.foreign_key", "causes": ["Patient 659 was never loaded."]},
+        {"name": "prescriptions.notify_email.pattern", "causes": ["A form writes 'n/a'."]},
+        {"name": "patients.title.not_null", "causes": ["Titles are optional in the form."]},
+    ]}
+    got = citation_share(answer, doc)
+    diagnosed = [f.name for f in doc.findings if f.status == "fail"]
+    assert got["checks"] == len(diagnosed) == 8          # every failing check has diagnosis facts here
+    assert got["citing"] == 3 and got["share"] == 0.375
+    assert got["per_check"]["patients.temperature_c.range"] and not got["per_check"]["patients.title.not_null"]
+    case = next(c for c in cases() if c["id"] == "diag_program_mode_causes")
+    rendered = citation_share(report_of(case), doc)
+    assert rendered["citing"] == 3 and rendered["per_check"]["prescriptions.notify_email.pattern"]
+    mapping = citation_share({"checks": {"patients.title.not_null": {"causes": ["Since 2025-03-02 the form "
+                                                                                 "skips titles."]}}}, doc)
+    assert mapping["per_check"]["patients.title.not_null"]     # the onset's date
+
+
+def test_check_causes_on_a_program_answer() -> None:
+    from watchdog.verify.diagnosis_causes import check_causes
+    from watchdog.verify.model import Results
+
+    doc = findings("clinic_diagnosed.json")
+    f = next(f for f in doc.findings if f.name == "patients.temperature_c.range")
+    res = Results()
+    check_causes(res, f, ["Sensors on firmware = 'v2_0' misreport since mid-June 2025.", "A conversion bug."])
+    assert not res.bad
+    check_causes(res, f, ["Firmware = 'v1_2' sends Fahrenheit.", "Since 2024-01-01 the gateway drops values."])
+    assert [b.actual[:30] for b in res.bad] == ["the diagnosis found: 19 of the", "the diagnosis dates: 2025-06-0"]
+    passing = next(f for f in doc.findings if f.status == "pass")
+    check_causes(res, passing, ["firmware = 'v1_2'"])  # not diagnosed: nothing to hold it to
+    assert len(res.bad) == 2
