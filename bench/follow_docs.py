@@ -1,6 +1,6 @@
 """A newcomer's time to a scheduled audit with e-mail: docs/getting-started.md followed literally, from a fresh clone.
 
-``python bench/follow_docs.py WORKDIR [--out FILE]`` (with the project's Python, which reads the page as
+``python -m bench.follow_docs WORKDIR [--out FILE]`` (from the top of the repository, with the project's Python; it reads the page as
 tests/test_docs.py does) clones the committed repository into WORKDIR and runs the page's blocks in order in one
 bash session, as a person pasting them would: files with a ``title=`` are written, commands run, and the SMTP
 receiver the page starts "in a second terminal" runs in the background, its output kept. It prints and records the
