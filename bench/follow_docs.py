@@ -1,10 +1,11 @@
 """A newcomer's time to a scheduled audit with e-mail: docs/getting-started.md followed literally, from a fresh clone.
 
-``python -m bench.follow_docs WORKDIR [--out FILE]`` (from the top of the repository, with the project's Python; it reads the page as
-tests/test_docs.py does) clones the committed repository into WORKDIR and runs the page's blocks in order in one
-bash session, as a person pasting them would: files with a ``title=`` are written, commands run, and the SMTP
-receiver the page starts "in a second terminal" runs in the background, its output kept. It prints and records the
-wall time, the load, and whether the audit's e-mail reached the receiver. A person's reading time is not in it.
+``python -m bench.follow_docs WORKDIR [--out FILE]`` (from the top of the repository, with the project's Python;
+it reads the page as tests/test_docs.py does) clones the committed repository into WORKDIR and runs the page's
+blocks in order in one bash session, as a person pasting them would: files with a ``title=`` are written,
+commands run, and the SMTP receiver the page starts "in a second terminal" runs in the background, its output
+kept (and it is stopped at the end, by its process id). It prints and records the wall time, the load, and
+whether the audit's e-mail reached the receiver. A person's reading time is not in it.
 """
 
 from __future__ import annotations
