@@ -57,7 +57,7 @@ def register_url_secrets(url: str) -> None:
 
 def redact_url(url: str) -> str:
     """``url`` as it may be shown, printed, logged or stored (see the module's rules)."""
-    return _mask_registered(_mask_url(str(url), web_rules=True))
+    return _mask_registered(_mask_keywords(_mask_url(str(url), web_rules=True)))
 
 
 def redact(text: object) -> str:
