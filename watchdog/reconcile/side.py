@@ -91,14 +91,16 @@ class Side:
         return sql
 
     # ---- statements
-    def run(self, sql: str, *, max_rows: int) -> list[tuple[Any, ...]]:
+    def run(self, sql: str, *, max_rows: int, parallel: bool = True) -> list[tuple[Any, ...]]:
+        """Run one statement within the deadline (``parallel``: PostgreSQL may plan it with parallel workers)."""
         remaining = self.deadline - time.monotonic()
         if remaining <= 0:
             raise ReconcileTimeout(f"the comparison passed its deadline after {self.statements} statements on "
                                    f"{self.sandbox.display_url}")
         self.statements += 1
         try:
-            result = self.sandbox.query(sql, max_rows=max_rows, timeout_s=min(self.sandbox.timeout_s, remaining))
+            result = self.sandbox.query(sql, max_rows=max_rows, timeout_s=min(self.sandbox.timeout_s, remaining),
+                                        parallel=parallel)
         except QueryTimeout as exc:
             raise ReconcileTimeout(f"a statement on {self.sandbox.display_url} passed the deadline and was "
                                    f"cancelled: {exc}") from None
