@@ -7,7 +7,6 @@ that holds no check at all is refused unless allowed, so a CI gate cannot pass b
 
 from __future__ import annotations
 
-import difflib
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -16,7 +15,7 @@ from typing import Any
 
 import yaml
 
-from watchdog.errors import ConfigError
+from watchdog.errors import ConfigError, did_you_mean
 from watchdog.scan.anomaly_series import suite_problems
 from watchdog.scan.check_types import Check, check_types
 from watchdog.scan.check_types.fields import OptionsError
@@ -179,7 +178,7 @@ class _SuiteReader:
             return None, self.problems
         for key in data:
             if key not in TOP_LEVEL_KEYS:
-                self.problem((key,), f"unknown section{_suggest(key, TOP_LEVEL_KEYS)}; "
+                self.problem((key,), f"unknown section{did_you_mean(key, TOP_LEVEL_KEYS)}; "
                                      f"expected one of {', '.join(TOP_LEVEL_KEYS)}")
         suite.checks.extend(self.read_tables(data.get("tables") or {}))
         suite.checks.extend(self.read_custom_sql(data.get("custom_sql") or []))
@@ -237,7 +236,7 @@ class _SuiteReader:
             option = known.get(str(key))
             if option is None:
                 names = [CHECKS_KEY, *known]
-                self.problem(at + (key,), f"unknown table option {key!r}{_suggest(key, names)}; "
+                self.problem(at + (key,), f"unknown table option {key!r}{did_you_mean(key, names)}; "
                                           f"expected `checks:` and any of {', '.join(sorted(known))}")
                 continue
             try:
@@ -273,7 +272,7 @@ class _SuiteReader:
         if len(kinds) != 1:
             if not kinds:
                 first = next(iter(entry), "")
-                self.problem(at + (first,), f"unknown check type {first!r}{_suggest(first, known)}; "
+                self.problem(at + (first,), f"unknown check type {first!r}{did_you_mean(first, known)}; "
                                             f"known: {', '.join(sorted(known))}")
             else:
                 self.problem(at, f"one check per list item, found {', '.join(kinds)}")
@@ -328,7 +327,3 @@ _KIND_NAMES: dict[type, str] = {dict: "a mapping", list: "a list", str: "a strin
 def _kind(value: Any) -> str:
     return _KIND_NAMES.get(type(value), type(value).__name__)
 
-
-def _suggest(word: Any, options: Iterable[str]) -> str:
-    close = difflib.get_close_matches(str(word), list(options), n=1)
-    return f" (did you mean {close[0]!r}?)" if close else ""
