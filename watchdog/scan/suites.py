@@ -36,6 +36,16 @@ class Suite:
     allow_empty: bool = False
 
 
+@dataclass(frozen=True)
+class SuiteSource:
+    """A suite that is not a file: YAML ``text`` or an already parsed mapping (``data``), called ``name`` in
+    error messages and in findings.json's ``suites`` (a mapping's problems have no line number)."""
+
+    name: str
+    text: str | None = None
+    data: Any = None
+
+
 @dataclass
 class SuiteProblem:
     path: Path | None  #: None: a problem of the set of suites, not of one file
@@ -91,15 +101,19 @@ def expand_suite_paths(paths: Iterable[str | Path]) -> list[Path]:
     return unique
 
 
-def load_suites(paths: Iterable[str | Path], *, allow_empty: bool = False) -> list[Suite]:
-    """Load every suite (folders expanded by :func:`expand_suite_paths`); raise :class:`SuiteError`
-    listing all problems, duplicate check names across files included. Suites that hold no check at
-    all are refused unless ``allow_empty`` (or every suite says ``allow_empty: true``)."""
+def load_suites(paths: Iterable[str | Path | SuiteSource], *, allow_empty: bool = False) -> list[Suite]:
+    """Load every suite (folders expanded by :func:`expand_suite_paths`; :class:`SuiteSource` text and
+    mappings read as given); raise :class:`SuiteError` listing all problems, duplicate check names across
+    files included. Suites that hold no check at all are refused unless ``allow_empty`` (or every suite says
+    ``allow_empty: true``)."""
     given = list(paths)
+    sources = [g for g in given if isinstance(g, SuiteSource)]
     suites: list[Suite] = []
     problems: list[SuiteProblem] = []
-    for path in expand_suite_paths(given):
-        suite, found = _load_one(path)
+    items: list[Path | SuiteSource] = [*expand_suite_paths([g for g in given if not isinstance(g, SuiteSource)]),
+                                       *sources]
+    for path in items:
+        suite, found = _load_source(path) if isinstance(path, SuiteSource) else _load_one(path)
         problems.extend(found)
         if suite:
             suites.append(suite)
@@ -120,7 +134,7 @@ def load_suites(paths: Iterable[str | Path], *, allow_empty: bool = False) -> li
     return suites
 
 
-def load_suite(path: str | Path) -> Suite:
+def load_suite(path: str | Path | SuiteSource) -> Suite:
     return load_suites([path])[0]
 
 
@@ -128,9 +142,9 @@ def _place(check: Check) -> str:
     return f"{check.source}:{check.line}" if check.line else str(check.source)
 
 
-def _nothing_to_check(given: list[str | Path], suites: list[Suite]) -> SuiteProblem:
+def _nothing_to_check(given: list[str | Path | SuiteSource], suites: list[Suite]) -> SuiteProblem:
     """The problem of a set of suites without a single check (an empty folder, or empty suites)."""
-    empty = [str(p) for p in given if Path(p).is_dir() and not any(
+    empty = [str(p) for p in given if not isinstance(p, SuiteSource) and Path(p).is_dir() and not any(
         s.path.is_relative_to(Path(p)) for s in suites)]
     if empty:
         why = f"no *.yaml or *.yml file in {', '.join(empty)} (folders are searched at any depth)"
@@ -147,6 +161,16 @@ def _load_one(path: Path) -> tuple[Suite | None, list[SuiteProblem]]:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         return None, [SuiteProblem(path, None, "", f"cannot read the file: {exc.strerror or exc}")]
+    return _load_text(path, text)
+
+
+def _load_source(source: SuiteSource) -> tuple[Suite | None, list[SuiteProblem]]:
+    if source.text is not None:
+        return _load_text(Path(source.name), source.text)
+    return _SuiteReader(Path(source.name), YamlLines()).read(source.data)
+
+
+def _load_text(path: Path, text: str) -> tuple[Suite | None, list[SuiteProblem]]:
     try:
         data, lines = load_with_lines(text)
     except DuplicateKeyError as exc:
