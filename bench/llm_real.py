@@ -199,6 +199,12 @@ def machine() -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    import signal
+
+    def stop(signum: int, frame: Any) -> None:  # SIGTERM unwinds like Ctrl-C: each model server is stopped
+        raise KeyboardInterrupt("SIGTERM")
+
+    signal.signal(signal.SIGTERM, stop)
     args = parse(argv)
     if not args.gguf and not args.base_url:
         print("bench.llm_real: skipped: give a model with --gguf PATH or --base-url URL", file=sys.stderr)
