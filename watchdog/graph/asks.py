@@ -102,8 +102,12 @@ def _compact(said: list[str], label: str) -> str:
     if copied:
         out.append(f"copies the example given in the instructions ({_quoted(copied[0])}); it says nothing about "
                    f"this data.")
-    if echoed:
-        out.append(f"repeats the instructions ({_quoted(echoed[0])}).")
+    if echoed:  # not quoted: a small model shown the words it copied copies them again
+        out.append("repeats the instructions; it says nothing about this data.")
+    repeats = [m for m in rest if " is said " in m and " times in one place" in m]
+    if repeats:
+        rest = [m for m in rest if m not in repeats]
+        out.append("says one sentence again and again.")
     return " ".join(dict.fromkeys([*out, *(_without(m, label) for m in rest)]))
 
 
@@ -119,7 +123,7 @@ def _without(message: str, label: str) -> str:
 
 
 def ask_for(parts: list[str], issues: list[tuple[str | None, str]], names: list[str],
-            choices: dict[str, tuple[list[str], list[str]]] | None = None) -> Ask:
+            choices: dict[str, tuple[list[str], list[str]]] | None = None, problems: str = "") -> Ask:
     """The ask for ``parts`` (summary, priorities, checks.<name>), with the issues that point at each: a part that
     is only missing is named; a part that is wrong is named with what is wrong with it."""
     parts = [p for p in dict.fromkeys(parts) if p in ("summary", "priorities") or p.removeprefix("checks.") in names]
@@ -133,6 +137,8 @@ def ask_for(parts: list[str], issues: list[tuple[str | None, str]], names: list[
             lines.append(f"{label}: {'causes and fixes missing' if part.startswith('checks.') else 'missing'}.")
         else:
             lines.append(f"{label}: " + _compact(said, label))
+        if part == "summary" and problems:  # what to write about, in place of the words it copied
+            lines[-1] += f" Write two sentences of your own about these problems: {problems}."
     general = [m for p, m in issues if p is None]
     lines += [f"Also: {m}" for m in general[:3]]
     keys = tuple(k for k in ("summary", "priorities") if k in parts)
