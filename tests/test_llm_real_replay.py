@@ -89,3 +89,22 @@ def test_a_fix_that_gives_what_was_asked_converges(tmp_path, monkeypatch):
                              [rec["calls"][0], {"answer": json.dumps(good)}], max_fix_rounds=2)
     assert outcome.outcome == "verified" and outcome.fix_rounds == 1 and len(bodies) == 2
     assert "Backfill the missing names" in (outcome.final_report or "")
+
+
+def test_gemma_choosing_gets_every_check_right_and_only_the_echoed_summary_is_asked_again(tmp_path, monkeypatch):
+    # llm.causes: choose — the recorded answers chose a real candidate for each of the 11 checks, but wrote the
+    # summary as one instruction sentence said again and again, in the draft and in both fix answers
+    rec = recorded("gemma270m_gen9001_program_choose_echoed_summary.json")
+    outcome, bodies = replay(tmp_path, monkeypatch, rec["findings"], rec["calls"], max_fix_rounds=2, causes="choose")
+    assert outcome.outcome == "fallback" and len(bodies) == 3
+    for fix in bodies[1:]:
+        schema = fix["response_format"]["json_schema"]["schema"]
+        assert schema["required"] == ["summary"] and "checks" not in schema["properties"]  # only what is wrong
+        asked = fix["messages"][-1]["content"]
+        assert '"summary": repeats the instructions; it says nothing about this data.' in asked
+        assert "says one sentence again and again." in asked and "The program adds the table" not in asked
+        assert "Write two sentences of your own about these problems: clinicians: quantity out of range" in asked
+    evaluated = [r for r in outcome.rounds if r["step"] == "evaluate"]
+    assert all(not [b for b in r["verification"]["bad"] if b["finding"]] for r in evaluated)  # every check right
+    assert all("repeats the instructions" in " ".join(b["message"] for b in r["verification"]["bad"])
+               for r in evaluated)
