@@ -108,3 +108,18 @@ def test_gemma_choosing_gets_every_check_right_and_only_the_echoed_summary_is_as
     assert all(not [b for b in r["verification"]["bad"] if b["finding"]] for r in evaluated)  # every check right
     assert all("repeats the instructions" in " ".join(b["message"] for b in r["verification"]["bad"])
                for r in evaluated)
+
+
+def test_a_diagnosis_fact_chosen_for_three_checks_is_each_ones_own():
+    from watchdog.graph.asks import missing_prose
+    from watchdog.graph.compose import Prose
+
+    fact = "The same rows also fail visits.postcode.not_null: what writes these rows is the likely source."
+    names = ["visits.a.not_null", "visits.b.pattern", "visits.c.unique"]
+    prose = Prose.model_validate({"summary": "Visits have several problems with the same rows.",
+                                  "checks": {n: {"causes": [fact], "fixes": [f"Fix {n} at the import."]}
+                                             for n in names}})
+    shared = [m for _, m in missing_prose(prose, names)]
+    assert len([m for m in shared if "the same line is given for 3 checks" in m]) == 3  # written: not its own
+    chosen = missing_prose(prose, names, choices={n: ([fact], [f"Fix {n} at the import."]) for n in names})
+    assert chosen == []  # chosen among the check's own candidates: its own

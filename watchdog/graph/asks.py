@@ -28,11 +28,14 @@ def _words(text: str) -> bool:
     return len(re.findall(r"[^\W\d_]{2,}", text)) >= 3
 
 
-def missing_prose(prose: Prose, names: list[str], rules: dict[str, str] | None = None) -> list[tuple[str, str]]:
+def missing_prose(prose: Prose, names: list[str], rules: dict[str, str] | None = None,
+                  choices: dict[str, tuple[list[str], list[str]]] | None = None) -> list[tuple[str, str]]:
     """(part, issue) for an empty summary, and every problem check whose likely causes or suggested fixes are
     missing, only restate the check or its rule (``rules``: name -> the suite's description), or are the same
-    lines as three or more other checks'."""
+    lines as three or more other checks'. A line chosen among the check's own candidates (``choices``) is its own,
+    even when the diagnosis gives other checks the same fact."""
     rules = rules or {}
+    chosen = {n: {norm(x) for x in [*c, *f]} for n, (c, f) in (choices or {}).items()}
     out: list[tuple[str, str]] = []
     if not prose.summary.strip():
         out.append(("summary", "The summary is missing."))
@@ -47,9 +50,9 @@ def missing_prose(prose: Prose, names: list[str], rules: dict[str, str] | None =
         for kind, label in (("causes", "likely causes"), ("fixes", "suggested fixes")):
             lines = [x for x in (getattr(entry, kind) if entry is not None else []) if x.strip()]
             rule = rules.get(name) or ""
-            own = [x for x in lines if norm(x) not in copied[kind] and not restates_check(x, _name_words(name))
-                   and _words(x)
-                   and not (kind == "causes" and rule and copied_from(x, rule, "") is not None)]
+            own = [x for x in lines if norm(x) in chosen.get(name, ()) or (
+                norm(x) not in copied[kind] and not restates_check(x, _name_words(name)) and _words(x)
+                and not (kind == "causes" and rule and copied_from(x, rule, "") is not None))]
             if not lines:
                 out.append((f"checks.{name}", f"`{name}` has no {label}."))
             elif not own and all(norm(x) in copied[kind] for x in lines):
