@@ -4,9 +4,9 @@
   the first :data:`PROBE_ROWS` rows, to keep the low-cardinality ones and know how many segments are tried;
 * the **failing-rows** statement: the rows failing any of the checks (a CTE of their flags, offending
   values, segment columns and timestamps), then per check its most common offending values (with how many
-  distinct ones there are), the first and last timestamp of its failing rows, the rows it shares with each
-  other check, and one ``GROUP BY`` per segment column giving every check's failing rows per value as
-  ``SUM`` columns (all over the failing rows only);
+  distinct ones there are), the first and last timestamp of its failing rows, the combinations of checks
+  the rows fail together (the overlap), and one ``GROUP BY`` per segment column giving every check's
+  failing rows per value as ``SUM`` columns (all over the failing rows only);
 * the **rows** statement: one pass over the table without GROUP BY, counting the rows of just the segments
   that could be reported (``SUM(CASE …)``; none is needed for a segment without enough failing rows), the
   rows each check's ``where`` keeps, and the table's timestamp range.
@@ -33,8 +33,10 @@ PROBE_ROWS = 10_000
 MAX_SEGMENT_VALUES = 50
 #: offending values listed per check
 TOP_VALUES = 5
-#: checks of one table whose shared rows are counted pairwise
-MAX_OVERLAP_CHECKS = 20
+#: ``wd_which`` of the rows giving each combination of failing checks and its rows (for the overlap)
+PATTERNS = -1000
+#: combinations of failing checks read, at most (beyond: no overlap is said)
+MAX_PATTERNS = 2000
 
 
 def _n(value: int) -> exp.Expr:
@@ -175,9 +177,10 @@ def rows(table: str, flags: list[RowFlag], columns: list[Column], segments: list
 @dataclass
 class FailingLayout:
     """How to read the failing-rows statement: the totals row (``wd_which`` -1) holds every check's first/last
-    timestamp, the shared rows of each pair and each check's failing rows; check ``i``'s value rows
-    (``wd_which`` i) its values; segment column ``j``'s rows (``wd_which`` -2 - j) each check's failing rows
-    per value of the column."""
+    timestamp and each check's failing rows; check ``i``'s value rows (``wd_which`` i) its values; segment
+    column ``j``'s rows (``wd_which`` -2 - j) each check's failing rows per value of the column; the pattern
+    rows (``wd_which`` :data:`PATTERNS`) each combination of failing checks (0/1 in the failing slots) and
+    its rows."""
 
     sql: str
     checks: int
@@ -259,8 +262,7 @@ def failing(table: str, flags: list[RowFlag], values: list[list[Column]], timest
             dialect: str, segments: list[Column] | None = None) -> FailingLayout:
     checks = len(flags)
     segments = segments or []
-    top = min(checks, MAX_OVERLAP_CHECKS)
-    pairs = [(a, b) for a in range(top) for b in range(a + 1, top)]
+    pairs: list[tuple[int, int]] = []  # shared rows come from the flag patterns (see below)
     width = sum(len(v) for v in values)
     times: list[exp.Expr] = []
     if timestamp:
@@ -301,10 +303,18 @@ def failing(table: str, flags: list[RowFlag], values: list[list[Column]], timest
                              copy=False)
                   .from_("wd_rows", copy=False).group_by(key, copy=False).limit(MAX_SEGMENT_VALUES + 1, copy=False))
         branches.append(_wrap(branch, f"wd_g{j}", dialect))
+    if checks > 1:  # one row per combination of failing checks, with its rows: the overlap of every pair
+        flags_now = [exp.column(f"wd_f{i}") for i in range(checks)]
+        branch = (exp.select(*_named(_n(PATTERNS), *_nulls(width), sqlbuild.count_star(), _null(),
+                                    *_nulls(len(times) + len(shared) + len(segments)), *flags_now), copy=False)
+                  .from_("wd_rows", copy=False).group_by(*[f.copy() for f in flags_now], copy=False)
+                  .limit(MAX_PATTERNS + 1, copy=False))
+        branches.append(_wrap(branch, "wd_p", dialect))
     query = _union(branches)
     assert isinstance(query, (exp.Select, exp.Union))
     rows_cte = _rows_cte(table, flags, values, timestamp, segments, dialect)
-    query = query.with_("wd_rows", as_=rows_cte, materialized=True if dialect in ("sqlite", "postgres") else None,
-                        copy=False)
+    materialized = True if dialect in ("sqlite", "strictsqlite", "postgres") else None  # read by every member
+    query = query.with_("wd_rows", as_=rows_cte, materialized=materialized, copy=False)
     return FailingLayout(query.sql(dialect=dialect, copy=False), checks, values, bool(timestamp), pairs,
-                         1 + TOP_VALUES * len(values) + (MAX_SEGMENT_VALUES + 1) * len(segments), segments)
+                         2 + TOP_VALUES * len(values) + (MAX_SEGMENT_VALUES + 1) * len(segments) + MAX_PATTERNS,
+                         segments)

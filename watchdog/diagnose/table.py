@@ -181,17 +181,22 @@ def _failing(sandbox: Sandbox, table: str, items: list[Item], kinds: Mapping[str
             raw[(j, k)] = row[layout.segment_value_at(j)]
             for i, item in enumerate(items):
                 item.by_segment[(j, k)] = _int(row[layout.segment_failing_at(i)])
-    if total is not None:
-        _overlap(items, layout, total)
+    patterns = [r for r in rows if int(r[0]) == st.PATTERNS]
+    if len(patterns) <= st.MAX_PATTERNS:
+        _overlap(items, layout, patterns)
     return raw
 
 
-def _overlap(items: list[Item], layout: st.FailingLayout, total: tuple[Any, ...]) -> None:
-    for p, (a, b) in enumerate(layout.pairs):
-        shared = _int(total[layout.pair_at(p)])
-        if shared:
-            items[a].out.setdefault("overlap", []).append({"check": items[b].check.name, "rows": shared})
-            items[b].out.setdefault("overlap", []).append({"check": items[a].check.name, "rows": shared})
+def _overlap(items: list[Item], layout: st.FailingLayout, patterns: list[tuple[Any, ...]]) -> None:
+    """Rows each pair of checks fails together: the rows of the combinations (groups) holding both."""
+    flags = [([_int(p[layout.segment_failing_at(i)]) for i in range(len(items))], _int(p[layout.count_at()]))
+             for p in patterns]
+    for a in range(len(items)):
+        for b in range(a + 1, len(items)):
+            shared = sum(n for bits, n in flags if bits[a] and bits[b])
+            if shared:
+                items[a].out.setdefault("overlap", []).append({"check": items[b].check.name, "rows": shared})
+                items[b].out.setdefault("overlap", []).append({"check": items[a].check.name, "rows": shared})
     for item in items:
         if "overlap" in item.out:
             item.out["overlap"].sort(key=lambda o: (-o["rows"], o["check"]))
