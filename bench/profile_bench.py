@@ -96,6 +96,7 @@ def raha(name: str, work: Path) -> dict[str, Any]:
         summary, flagged = flagged_cells(box, suite, cols)
     caught = wrong & flagged
     return {"dataset": f"raha_{name}", "checks": on_clean.checks, "commented_out": len(result.commented),
+            "commented_kinds": sorted({c.kind for c in result.commented}),
             "failures_on_clean": on_clean.failed + on_clean.warned + on_clean.errors,
             "checks_failing_on_dirty": summary["failed"], "wrong_cells": len(wrong), "caught": len(caught),
             "caught_share": round(len(caught) / len(wrong), 4) if wrong else None,

@@ -20,7 +20,8 @@ FLOORS = {"hospital": 0.80, "flights": 0.65, "beers": 0.99}
 def test_raha_suite_passes_clean_and_catches_dirty(name: str, tmp_path: Path) -> None:
     result = raha(name, tmp_path)
     assert result["failures_on_clean"] == 0, result
-    assert result["commented_out"] == 0, result
+    # only near-dependencies (holding on 90-99% of the clean rows) are written commented out
+    assert set(result["commented_kinds"]) <= {"functional_dependency"}, result
     assert result["caught_share"] >= FLOORS[name], result
     # a flagged right cell is a row whose value is right but not its group's majority, or a rule's false alarm
     assert result["flagged_right_cells"] <= 0.05 * result["caught"], result

@@ -18,6 +18,12 @@ PROFILE_APPROX_DISTINCT_ROWS = 1_000_000
 PROFILE_FD_PAIRS = 24
 #: suggest: a functional dependency is suggested when it holds on at least this share of rows
 PROFILE_FD_MIN_HOLD = 0.99
+#: suggest: a dependency that holds on at least this share (but under PROFILE_FD_MIN_HOLD) is written commented out
+PROFILE_FD_NEAR_HOLD = 0.9
+#: suggest: a functional dependency is tried only when at least this many rows repeat a determinant value
+PROFILE_FD_MIN_SUPPORT = 20
+#: suggest: range bounds are widened on each side by this share of the observed spread (max - min)
+PROFILE_RANGE_HEADROOM = 0.1
 #: diagnosis: statements one table's diagnosis may run (it needs at most 3: probe, segments, failing rows)
 DIAGNOSE_MAX_STATEMENTS = 3
 #: diagnosis: seconds one table's diagnosis may take, all its statements together

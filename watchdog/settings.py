@@ -25,7 +25,7 @@ from watchdog.database import DatabaseConfig
 from watchdog.defaults import *  # noqa: F403 -- re-exported: the shared defaults live in watchdog.defaults
 from watchdog.defaults import DEFAULT_MAX_ROWS, DEFAULT_PARALLEL, DEFAULT_SAMPLE, DEFAULT_TIMEOUT_S
 from watchdog.errors import ConfigError
-from watchdog.redact import redact_url, register_secret
+from watchdog.redact import register_secret, register_url_secrets
 from watchdog.sandbox.file_tables import check_file_path, check_files, check_table_name
 from watchdog.yaml_lines import DuplicateKeyError, YamlLines, dotted, load_with_lines, shield_references, unshield
 
@@ -385,7 +385,7 @@ def register_secrets(model: Any) -> None:
         for name in names:
             value = getattr(model, name)
             if name == "url" and isinstance(value, str):
-                redact_url(value)  # registers every secret the URL carries (password, query, webhook token)
+                register_url_secrets(value)  # every secret the URL carries (password, query, webhook token)
             else:
                 register_secrets(value)
     elif isinstance(model, dict):

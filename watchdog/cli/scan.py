@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import click
 
@@ -79,7 +79,7 @@ def scan(db: str | None, files: tuple[str, ...], checks: tuple[str, ...], out_di
     if llm:  # the configuration's llm: section (pydantic) only for an LLM report
         settings, no_endpoint = _llm_settings(config_path)
     target = out_dir or timestamp_dir(Path("reports").resolve() / "adhoc")
-    with console.scan_progress(enabled=True) as progress:
+    with console.scan_progress(enabled=True) as progress, _counterparts(config_path):
         outcome = run_scan(database, checks, out_dir=target, sample=sample, on_progress=progress,
                            llm=llm and no_endpoint is None, settings=settings, allow_empty=allow_empty,
                            order=order, diagnose=not no_diagnose)
@@ -102,6 +102,15 @@ def _llm_settings(config_path: Path | None) -> tuple[Settings, WatchdogError | N
     except LLMNotConfigured as exc:
         return settings, exc
     return settings, None
+
+
+def _counterparts(config_path: Path | None) -> Any:
+    """Reconcile checks' ``with:`` names come from ``--config`` when it is given (else the default file)."""
+    from watchdog.reconcile import counterpart
+
+    if config_path is None:
+        return counterpart.using(None)
+    return counterpart.using(lambda name: resolve_db(name, config_path))
 
 
 def _with_files(db: str | None, files: tuple[str, ...], config_path: Path | None) -> DatabaseConfig:
@@ -265,12 +274,13 @@ def demo(config_path: Path | None) -> None:
         watchdog demo
     """
     from watchdog.run.demo import run_demo
+    from watchdog.run.scan_run import ScanOutcome
     from watchdog.settings import load_settings
 
     settings = load_settings(config_path)
     with console.scan_progress() as progress:
         run, _planted = run_demo(settings, on_progress=progress)
     assert run.scan is not None
-    _show_outcome(run.scan, as_json=False)
+    _show_outcome(ScanOutcome.filed(run.scan, run.run_dir), as_json=False)
     click.echo(f"run {run.run_id} recorded in the history; latest: {run.run_dir.parent / 'latest'}")
     sys.exit(int(ExitCode.ERROR) if run.exit_code == ExitCode.ERROR else 0)

@@ -1,6 +1,16 @@
 """Suggestion rules: turn a table profile into candidate checks, each with the evidence behind it.
 
-Rules only propose; every candidate is run on the data before it is written (see ``verify``).
+Rules only propose; every candidate is run on the data before it is written (see ``verify``). A rule fitted
+to today's rows must still hold when more rows like them arrive, so:
+
+* **Headroom**: a range's bounds are today's extremes widened by ``PROFILE_RANGE_HEADROOM`` (10%) of the
+  observed spread on each side, rounded outward to a round step of the margin's size; a column never below
+  zero keeps 0 as its floor. Dates get the same headroom below their earliest value, in whole days.
+* **Support**: ``accepted_values`` and ``range`` need ``min_support_rows`` non-null rows (30 at normal
+  strictness), and ``accepted_values`` also needs every value seen at least twice (a value seen once
+  says more unseen ones are coming); ``unique`` on a column that is not a declared key needs values shaped
+  like identifiers (email, UUID, URL, ZIP, phone, numbers) or an identifier's name (``*_id``, ``code``,
+  ``email``, ``sku``, ...): titles and names are not keys however few repeat today.
 """
 
 from __future__ import annotations
@@ -8,8 +18,10 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
 from typing import Any
 
+from watchdog.defaults import PROFILE_RANGE_HEADROOM
 from watchdog.profile.shapes import DESCRIPTIONS, SHAPES
 from watchdog.profile.stats import ColumnProfile, TableProfile
 
@@ -51,13 +63,19 @@ class Knobs:
     min_unique_rows: int        # unique on non-key columns only from this many rows
     freshness_max_days: float   # columns older than this get no freshness check
     non_key_unique: bool
+    min_support_rows: int       # accepted_values and range only from this many non-null rows
 
 
 KNOBS = {
-    "loose": Knobs(0.0, 5, 10, 10**9, 30, False),
-    "normal": Knobs(0.05, 12, 5, 100, 90, True),
-    "strict": Knobs(0.2, 20, 2, 5, 365, True),
+    "loose": Knobs(0.0, 5, 10, 10**9, 30, False, 100),
+    "normal": Knobs(0.05, 12, 5, 100, 90, True, 30),
+    "strict": Knobs(0.2, 20, 2, 5, 365, True, 10),
 }
+#: a column named like an identifier (words of its name): ``unique`` may be suggested on it without a key shape
+ID_WORDS = {"id", "ids", "uuid", "guid", "key", "code", "email", "sku", "isbn", "ean", "upc", "slug", "username",
+            "login", "handle", "number", "no", "num", "ref", "reference", "serial", "token", "hash", "iban"}
+#: value shapes of identifiers
+ID_SHAPES = ("uuid", "email", "url", "zip", "phone", "numeric")
 
 
 def n(value: int) -> str:
@@ -90,12 +108,12 @@ def rules(profile: TableProfile, all_tables: dict[str, TableProfile], strictness
         if col.distinct_method == "exact" and nonnull and col.distinct == nonnull:
             is_key = [col.name] == profile.primary_key
             if is_key or (knobs.non_key_unique and nonnull >= knobs.min_unique_rows
-                          and col.family in ("int", "text") and col.name not in fk_columns):
+                          and col.family in ("int", "text") and col.name not in fk_columns and _identifier(col)):
                 why = "declared primary key; " if is_key else ""
                 out.append(Candidate(t, "unique", {"column": col.name},
                                      f"{why}{n(col.distinct or 0)} distinct values in {n(nonnull)} non-null rows"))
         out += _accepted(t, col, rows, knobs, keys | fk_columns)
-        if col.name not in keys and col.name not in fk_columns:
+        if col.name not in keys and col.name not in fk_columns and rows - col.nulls >= knobs.min_support_rows:
             out += _range(t, col)
         out += _pattern(t, col)
     out += _foreign_keys(profile, all_tables)
@@ -119,13 +137,40 @@ def _accepted(t: str, col: ColumnProfile, rows: int, knobs: Knobs, keys: set[str
         return []
     if col.distinct > knobs.max_accepted or len(col.top_values) != col.distinct:
         return []
-    if (rows - col.nulls) < knobs.min_rows_per_value * col.distinct:
+    if (rows - col.nulls) < max(knobs.min_rows_per_value * col.distinct, knobs.min_support_rows):
+        return []
+    if any(count < 2 for _, count in col.top_values):  # a value seen once: unseen ones are likely to come
         return []
     values = sorted(str(v) for v, _ in col.top_values)
     counts = ", ".join(f"{v} {n(c)}" for v, c in col.top_values[:6])
     more = "" if len(col.top_values) <= 6 else ", ..."
     return [Candidate(t, "accepted_values", {"column": col.name, "values": values},
                       f"{col.distinct} distinct values in {n(rows - col.nulls)} rows: {counts}{more}")]
+
+
+def _identifier(col: ColumnProfile) -> bool:
+    """Values shaped like identifiers, or a column named like one (``CustomerCode``, ``email``, ``order_no``)."""
+    if col.family == "int" or any(col.shapes.get(shape, 0.0) == 1.0 for shape in ID_SHAPES):
+        return True
+    return bool(set(_words(col.name).split("_")) & ID_WORDS)
+
+
+def headroom(low: float, high: float, share: float = PROFILE_RANGE_HEADROOM) -> tuple[float, float]:
+    """``[low, high]`` widened by ``share`` of its spread on each side, rounded outward to a round step of the
+    margin's size (a power of ten); a non-negative range keeps 0 as its floor. ``[0.99, 25.86]`` → ``(0, 29)``."""
+    margin = (high - low) * share
+    if margin <= 0:
+        return low, high
+    step = 10 ** math.floor(math.log10(margin))
+    wide_low = math.floor(round((low - margin) / step, 9)) * step
+    wide_high = math.ceil(round((high + margin) / step, 9)) * step
+    if low >= 0 > wide_low:
+        wide_low = 0
+    return _tidy(wide_low, step), _tidy(wide_high, step)
+
+
+def _tidy(value: float, step: float) -> float:
+    return round(value, max(0, -math.floor(math.log10(step)))) if step < 1 else float(round(value))
 
 
 def _range(t: str, col: ColumnProfile) -> list[Candidate]:
@@ -135,15 +180,40 @@ def _range(t: str, col: ColumnProfile) -> list[Candidate]:
         low, high = _number(col.min), _number(col.max)
         if low is None or high is None:
             return []
-        return [Candidate(t, "range", {"column": col.name, "min": low, "max": high},
-                          f"observed min {low}, max {high}")]
+        wide_low, wide_high = headroom(float(low), float(high))
+        as_int = col.family == "int" or (isinstance(low, int) and isinstance(high, int))
+        lo: int | float = int(wide_low) if as_int or float(wide_low).is_integer() else wide_low
+        hi: int | float = int(wide_high) if as_int or float(wide_high).is_integer() else wide_high
+        if as_int:
+            lo, hi = math.floor(wide_low), math.ceil(wide_high)
+        return [Candidate(t, "range", {"column": col.name, "min": lo, "max": hi},
+                          f"observed min {low}, max {high}; bounds {n_or(lo)}..{n_or(hi)} leave "
+                          f"{pct(PROFILE_RANGE_HEADROOM)} of the spread as headroom")]
     if col.family in ("date", "time"):
-        low_text = col.min.isoformat(sep=" ") if hasattr(col.min, "hour") else str(col.min)
-        if hasattr(col.min, "isoformat") and not hasattr(col.min, "hour"):
-            low_text = col.min.isoformat()
-        return [Candidate(t, "range", {"column": col.name, "min": low_text},
-                          f"observed earliest {low_text}, latest {col.max}")]
+        earliest, latest = _as_date(col.min), _as_date(col.max)
+        if earliest is None or latest is None:
+            return []
+        days = math.ceil((latest - earliest).total_seconds() * PROFILE_RANGE_HEADROOM / 86400)
+        bound = (earliest - timedelta(days=days)).date().isoformat()
+        return [Candidate(t, "range", {"column": col.name, "min": bound},
+                          f"observed earliest {col.min}, latest {col.max}; the bound {bound} leaves "
+                          f"{pct(PROFILE_RANGE_HEADROOM)} of the span ({n(days)} days) as headroom")]
     return []
+
+
+def n_or(value: int | float) -> str:
+    return n(value) if isinstance(value, int) else f"{value:g}"
+
+
+def _as_date(value: Any) -> datetime | None:
+    if isinstance(value, datetime):
+        return value.replace(tzinfo=None)
+    if isinstance(value, date):
+        return datetime(value.year, value.month, value.day)
+    try:
+        return datetime.fromisoformat(str(value).strip().replace("Z", "")).replace(tzinfo=None)
+    except ValueError:
+        return None
 
 
 def _number(value: Any) -> int | float | None:

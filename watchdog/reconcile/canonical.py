@@ -79,9 +79,14 @@ def char_length(sql: str, dialect: str) -> str:
     return f"{'LENGTH' if dialect == 'sqlite' else 'CHAR_LENGTH'}({sql})"
 
 
-def value_text(column: ColumnForm, dialect: str, alias: str | None = None) -> str:
+def value_text(column: ColumnForm, dialect: str) -> str:
     """The canonical text of ``column`` (NULL stays NULL)."""
-    c = ident(column.name, dialect) if alias is None else f"{alias}.{ident(column.name, dialect)}"
+    return canonical_of(ident(column.name, dialect), column, dialect)
+
+
+def canonical_of(c: str, column: ColumnForm, dialect: str) -> str:
+    """The canonical text of the SQL expression ``c`` (a column, or an aggregate of one), written as ``column``'s
+    kind says."""
     if column.kind == "int":
         return as_text(c, dialect)
     if column.kind == "bool":

@@ -15,7 +15,7 @@ from sqlglot import exp
 
 from watchdog.errors import WatchdogError
 from watchdog.scan import anomaly_series, sqlbuild
-from watchdog.scan.check_types import Aggregate, Check, Columns, Metric, Standalone
+from watchdog.scan.check_types import Aggregate, Check, Columns, Metric, Procedure, Standalone
 
 MAX_COLUMNS_PER_SELECT = 200
 MAX_SQL_CHARS = 60_000
@@ -50,7 +50,7 @@ def plan(checks: list[Check], dialect: str, *, sample: int = 0, max_columns: int
          max_chars: int = MAX_SQL_CHARS) -> Plan:
     result = Plan()
     batches: dict[tuple[str, str | None], list[Aggregate]] = {}
-    standalone: dict[str, Standalone | Columns] = {}
+    standalone: dict[str, Standalone | Columns | Procedure] = {}
     for check in checks:
         try:
             metrics = check.metrics(dialect) + anomaly_series.extra_metrics(check, dialect)
@@ -68,7 +68,7 @@ def plan(checks: list[Check], dialect: str, *, sample: int = 0, max_columns: int
     for (table, where), aggregates in batches.items():
         result.statements.extend(batch_statements(table, where, aggregates, dialect, max_columns, max_chars))
     for metric in standalone.values():
-        if isinstance(metric, Columns):  # a catalog read, not a query
+        if isinstance(metric, (Columns, Procedure)):  # a catalog read, or a procedure of its own: not one query
             result.statements.append(Statement("", [metric], metric.table))
         elif sample > 0 and metric.sampled is not None:
             result.statements.append(Statement(metric.sampled(sample), [metric], sample_rows=sample))

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from watchdog.verify.consistency import check_numbers, compare
+from watchdog.verify.diagnosis_tables import check_diagnosis_row
 from watchdog.verify.facts import describe
 from watchdog.verify.locate import Ctx, Index, IndexedFinding, Mention
 from watchdog.verify.markdown import Code, clean
@@ -123,6 +124,9 @@ def _check_row(res: Results, idx: Index, table: _Table, cells: list[tuple[str, C
     target = table.name_col if table.name_col is not None else 0
     if target < len(cells) and not per_cell[target] and (table.real or table.kind(0) == "name"):
         check_unknown_names(res, idx, texts[target], cells[target][1], whole_cell=True)
+    if item is None and not any(per_cell) and ctx.finding is not None and check_diagnosis_row(res, ctx.finding,
+                                                                                              texts):
+        return  # a row about one segment or value of the section's check's diagnosis
     if item is None and not any(per_cell):
         item = _row_without_names(res, idx, table, cells, ctx)
     if item is None:

@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 from watchdog.findings import FindingsDoc
+from watchdog.verify.diagnosis_causes import check_cause_sections
 from watchdog.verify.locate import Ctx, Index, IndexedFinding
 from watchdog.verify.markdown import Block, blocks, clean, sentences
 from watchdog.verify.model import Results, Verification
@@ -35,6 +36,7 @@ def verify_fn(report_markdown: str, findings: FindingsDoc | dict[str, Any]) -> V
     for block in blocks(unwrapped.text):
         walker.block(block)
     check_unmentioned(walker.res, walker.idx)
+    check_cause_sections(walker.res, unwrapped.text, doc)  # likely causes grounded in the diagnosis
     check_truncation(walker.res, unwrapped, len(doc.findings))
     return walker.res.verification()
 

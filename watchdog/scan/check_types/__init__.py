@@ -7,8 +7,9 @@ from watchdog.scan.check_types.base import (
     Columns,
     Measurement,
     Metric,
+    Procedure,
     Standalone,
     check_types,
 )
 
-__all__ = ["Aggregate", "Check", "Columns", "Measurement", "Metric", "Standalone", "check_types"]
+__all__ = ["Aggregate", "Check", "Columns", "Measurement", "Metric", "Procedure", "Standalone", "check_types"]

@@ -93,7 +93,18 @@ class Columns:
         return f"columns:{self.table}"
 
 
-Metric = Aggregate | Standalone | Columns
+@dataclass(frozen=True)
+class Procedure:
+    """A figure computed by a procedure of its own through the sandbox (several statements, or another database
+    too: a ``reconcile`` check). The scanner runs ``run(sandbox)`` as one step and stores what it returns; a
+    :class:`WatchdogError` it raises becomes the check's error."""
+
+    key: str
+    run: Callable[[Any], Any] = field(compare=False, hash=False, repr=False)
+    table: str | None = field(default=None, compare=False)
+
+
+Metric = Aggregate | Standalone | Columns | Procedure
 
 #: the alias of the checked table in a :class:`RowFlag` (the same as foreign_key's child alias)
 ROW_ALIAS = "wd_child"
@@ -157,7 +168,8 @@ def register(cls: type[Check]) -> type[Check]:
 KIND_MODULES = {
     "accepted_values": "accepted_values", "custom_sql": "custom_sql", "expression": "expression",
     "foreign_key": "foreign_key", "freshness": "freshness", "functional_dependency": "functional_dependency",
-    "not_null": "not_null", "pattern": "pattern", "range": "range_check", "row_count": "row_count",
+    "not_null": "not_null", "pattern": "pattern", "range": "range_check", "reconcile": "reconcile",
+    "row_count": "row_count",
     "schema": "schema", "schema_changes": "schema", "unique": "unique",
 }
 

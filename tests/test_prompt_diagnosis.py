@@ -1,0 +1,56 @@
+"""The diagnosis in the findings block every role reads, and the plain facts a likely cause may quote: compact,
+the same for every role, and grounded by verify's own rules (on generated databases with planted causes)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bench.dbgen import generate
+from tests.generated import truth_findings
+from watchdog.findings import FindingsDoc
+from watchdog.graph import prompts
+from watchdog.graph.prompt_diagnosis import DIAGNOSIS_RULE, cause_facts, diagnosis_brief
+from watchdog.verify.diagnosis_causes import check_causes, cites_diagnosis
+from watchdog.verify.model import Results
+
+
+def _doc(findings: dict) -> FindingsDoc:
+    return FindingsDoc.validate(findings)
+
+
+def test_the_findings_block_carries_each_diagnosis_compactly() -> None:
+    findings = truth_findings(generate(2).truth())
+    block = prompts.findings_data(findings)
+    lines = {json.loads(line)["name"]: json.loads(line) for line in block.splitlines() if line.startswith('{"name"')}
+    cause = lines["prescriptions.patient_id.foreign_key"]["diagnosis"]
+    assert cause["segments"] == [{"column": "origin_system", "value": "new_erp", "failing": 91, "rows": 340,
+                                  "of_failing": "98%", "of_rows": "14%"}]
+    assert cause["values"] == [{"value": 659, "failing": 93}]
+    assert lines["patients.title.not_null"]["diagnosis"]["segments"] == "none"      # looked, found none
+    assert lines["patients.title.not_null"]["diagnosis"]["onset"]["since"] == "2025-03-02 03:11"
+    assert "diagnosis" not in lines["patients.id.unique"]                          # passing: not diagnosed
+    assert all(len(json.dumps(v.get("diagnosis", ""))) < 400 for v in lines.values())
+
+
+def test_the_rule_is_in_the_shared_message_only_when_something_was_diagnosed() -> None:
+    findings = truth_findings(generate(2).truth())
+    assert DIAGNOSIS_RULE in prompts.shared_system(findings)
+    plain = {**findings, "findings": [{k: v for k, v in f.items() if k != "diagnosis"} for f in findings["findings"]]}
+    assert DIAGNOSIS_RULE not in prompts.shared_system(plain)
+    assert prompts.shared_system(findings) == prompts.shared_system(json.loads(json.dumps(findings)))
+    assert diagnosis_brief({"name": "x"}) is None
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_quotable_facts_are_grounded_and_cite_the_diagnosis(seed: int) -> None:
+    findings = truth_findings(generate(seed).truth())
+    doc = _doc(findings)
+    for raw, f in zip(findings["findings"], doc.findings, strict=True):
+        facts = cause_facts(raw)
+        res = Results()
+        check_causes(res, f, [fact.capitalize() + "." for fact in facts])
+        assert not res.bad, [b.message for b in res.bad]
+        if raw.get("diagnosis", {}).get("segments"):
+            assert cites_diagnosis(f, [facts[0]])
