@@ -70,3 +70,29 @@ def test_a_spent_budget_or_a_failing_statement_is_recorded_and_the_findings_stay
     assert all(f.diagnosis == {"error": "the diagnosis failed: driver exploded"}
                for f in doc.findings if f.status != "pass")
     assert [{k: v for k, v in f.to_json_dict().items() if k != "diagnosis"} for f in doc.findings] == before
+
+
+def test_the_html_report_and_the_email_show_it_in_chromium(make_database, tmp_path: Path):
+    from tests.test_dashboard import chromium
+    from watchdog.delivery.base import RunPackage
+    from watchdog.delivery.email import email_context
+    from watchdog.report.html import environment, render_html
+
+    url, suite = _setup(make_database, tmp_path)
+    outcome = run_scan(url, [suite], out_dir=tmp_path / "out")
+    page = tmp_path / "report.html"
+    page.write_text(render_html(outcome.doc), encoding="utf-8")
+    dom, _ = chromium(page, tmp_path)
+    assert dom.count('class="diagnosis"') == sum(f.status != "pass" for f in outcome.doc.findings)
+    assert ("20 of the 22 (91%) come from source = 'csv_import', which holds 7% of all rows of contacts" in dom)
+    assert "The 5 orphan rows point to 3 missing customers.id values: 1017 ×2, 1022 ×2, 999 ×1." in dom
+    chromium(page, tmp_path, screenshot=tmp_path / "report.png")
+    assert (tmp_path / "report.png").stat().st_size > 10_000
+
+    package = RunPackage(run_id="r1", audit="crm", status="failed", run_dir=tmp_path / "out",
+                         summary=outcome.doc.summary.to_json_dict(), trends={}, findings_json=outcome.doc.to_json())
+    context = email_context(package, outcome.doc, attached=False)
+    text = environment().get_template("email.txt.j2").render(context)
+    html = environment().get_template("email.html.j2").render(context)
+    assert "come from source = 'csv_import'" in text
+    assert "come from source = &#39;csv_import&#39;" in html
