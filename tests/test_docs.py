@@ -28,7 +28,7 @@ their fence's language:
   in the page's folder, one after another, with ``.venv/bin`` first on ``PATH``, no LLM key, and
   ``SMTP_HOST``/``SMTP_PORT`` pointing at a real SMTP receiver on loopback (write ``${SMTP_PORT:-25}`` in a
   config). Each must exit 0; a ``watchdog`` command may also exit 1 or 2 (failed or warned checks). A command
-  ending in ``# exit N`` must exit N. Long-running commands need a bound (``watchdog serve --for 3``).
+  ending in ``# exit N`` must exit N. Long-running commands need a bound (``watchdog serve --for 2``).
 * ``python`` -- run as a script with the project's Python in the page's folder; it must exit 0.
 * ``text``, ``json``, ``ini``, ``mermaid``, ``dockerfile``, ... -- shown, not run (output and file formats).
 
@@ -78,6 +78,8 @@ FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<ticks>```+)(?P<info>[^\n`]*)\n(?P<bo
                    re.S | re.M)
 MARKER = re.compile(r"<!--\s*docs-test:\s*(?P<what>[a-z-]+)(?:\s+(?P<kind>[a-z-]+))?(?::\s*(?P<reason>.*?))?\s*-->\s*$")
 SUITE_KEYS = {"tables", "custom_sql", "allow_empty"}
+#: pages whose audit example e-mails: the receiver must have got a message from each
+SENDS_MAIL = {"README.md", "docs/getting-started.md", "docs/audits.md"}
 
 
 @dataclass
@@ -166,6 +168,13 @@ def test_the_cli_reference_is_generated_from_every_click_command():
     assert "### `watchdog review approve`" in text and "--sample INTEGER" in text
 
 
+def test_the_checks_reference_has_a_section_for_every_check_type():
+    from watchdog.scan.check_types import check_types
+
+    headings = set(re.findall(r"^## (\w+)$", (DOCS / "checks.md").read_text(), flags=re.M))
+    assert set(check_types()) - headings == set(), "give each check type a `## name` section in docs/checks.md"
+
+
 def test_every_block_is_run_or_marked_for_a_reason():
     problems = []
     for path in DOC_PAGES:
@@ -177,6 +186,7 @@ def test_every_block_is_run_or_marked_for_a_reason():
             if m is None:
                 continue
             if m["what"] == "skip":
+                problems += skip_misused(block)
                 if m["kind"] not in CANNOT_RUN_HERE:
                     problems.append(f"{block.where}: skip kind {m['kind']!r} is not one of {sorted(CANNOT_RUN_HERE)}")
                 if not (m["reason"] or "").strip():
@@ -190,6 +200,23 @@ def test_every_block_is_run_or_marked_for_a_reason():
             else:
                 problems.append(f"{block.where}: unknown marker {m['what']!r}")
     assert problems == []
+
+
+INSTALLING = re.compile(r"pip install|pipx |uv tool |-m venv|mkdocs |^source |^cd |^ln -s |--version")
+
+
+def skip_misused(block: Block) -> list[str]:
+    """A skip marker only where the block truly cannot run: never on a suite, and `install` only on installing."""
+    assert block.marker is not None
+    if block.lang in {"yaml", "yml"}:
+        data = yaml.load(block.body, Loader=yaml.SafeLoader)
+        if isinstance(data, dict) and SUITE_KEYS & set(data):
+            return [f"{block.where}: a suite always runs (build the tables it needs in a block before it)"]
+    if block.marker["kind"] == "install":
+        others = [c for c in commands_of(block) if not INSTALLING.search(c.strip())]
+        if others:
+            return [f"{block.where}: an `install` skip holds commands that install nothing: {others}"]
+    return []
 
 
 # -- running the blocks ---------------------------------------------------------------------------------------
@@ -226,16 +253,13 @@ def run_env(smtp) -> dict[str, str]:
 def commands_of(block: Block) -> list[str]:
     lines = block.body.splitlines()
     if block.lang == "console":
-        lines = [ln[2:] for ln in lines if ln.startswith("$ ")] if any(ln.startswith("$ ") for ln in lines) else []
-        # a continued command: the "$ " line ends in "\" and the next lines carry on (no "$ ")
-        joined, body = [], block.body.splitlines()
-        for i, ln in enumerate(body):
+        joined = []
+        for i, ln in enumerate(lines):
             if ln.startswith("$ "):
-                cmd = ln[2:]
-                j = i
-                while cmd.endswith("\\") and j + 1 < len(body):
+                cmd, j = ln[2:], i
+                while cmd.endswith("\\") and j + 1 < len(lines):  # a command continued on the next line
                     j += 1
-                    cmd = cmd[:-1] + " " + body[j].strip()
+                    cmd = cmd[:-1] + " " + lines[j].strip()
                 joined.append(cmd)
         return joined
     out: list[str] = []
@@ -304,6 +328,7 @@ def test_page_examples_run(path: Path, workspace_template: Path, smtp_receiver, 
     env = run_env(smtp_receiver)
     files_written: list[tuple[Block, str]] = []
     commands_seen: list[str] = []
+    mails_before = len(smtp_receiver.received)
     for block in page_blocks(path):
         if block.marker is not None and block.marker["what"] == "skip":
             continue
@@ -329,3 +354,9 @@ def test_page_examples_run(path: Path, workspace_template: Path, smtp_receiver, 
             assert done.returncode == 0, f"{block.where}: the Python example failed:\n{done.stderr[-3000:]}"
     unused = [b.where for b, title in files_written if not any(title in c for c in commands_seen)]
     assert unused == [], "file blocks that no command on their page uses"
+    page = str(path.relative_to(REPO))
+    if page in SENDS_MAIL:
+        mails = smtp_receiver.received[mails_before:]
+        assert mails, f"{page}: the audit example sent no e-mail"
+        assert all(m.message["Subject"].startswith("[watchdog] ") for m in mails)
+        assert "dq-team@example.com" in {r for m in mails for r in m.rcpt_tos}

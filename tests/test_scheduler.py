@@ -489,7 +489,7 @@ def test_the_job_wrapper_never_raises_and_never_leaves_a_run_running(tmp_path, m
     def disk_full(*_args: Any, **_kwargs: Any) -> None:
         raise OSError("No space left on device")
 
-    monkeypatch.setattr(watchdog.run.audit, "file_run", disk_full)     # fails after the scan, outside its guard
+    monkeypatch.setattr(watchdog.run.audit.TolerantFiling, "run", disk_full)  # fails after the scan, unguarded
     caplog.set_level("INFO", logger="watchdog.scheduler")
     assert run_audit_job(str(config.resolve()), "quick") is None
     assert [r.status for r in runs_of(tmp_path)] == ["error"]

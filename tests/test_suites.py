@@ -83,7 +83,7 @@ def test_unknown_check_type_names_line_and_suggests(write_suite):
 def test_unknown_option_names_the_option_and_its_line(write_suite):
     path = write_suite("tables:\n  t:\n    - range:\n        column: a\n        minimum: 1\n")
     [problem] = problems_of(path)
-    assert problem == f"{path}:5: tables.t[0].range.minimum: unknown option 'minimum'"
+    assert problem == f"{path}:5: tables.t[0].range.minimum: unknown option 'minimum' (did you mean 'min'?)"
 
 
 def test_wrong_types_and_values_are_reported_all_at_once(write_suite):

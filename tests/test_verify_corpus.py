@@ -22,9 +22,14 @@ def findings(name: str) -> FindingsDoc:
     return FindingsDoc.load(CORPUS / name)
 
 
+#: the labelled case files: general reports, and what reports say about a check's diagnosis
+CASE_FILES = ("cases.yaml", "diagnosis_cases.yaml")
+
+
 @lru_cache(maxsize=1)
 def raw_cases() -> tuple[dict[str, Any], ...]:
-    return tuple(yaml.safe_load((CORPUS / "cases.yaml").read_text(encoding="utf-8"))["cases"])
+    return tuple(case for name in CASE_FILES
+                 for case in yaml.safe_load((CORPUS / name).read_text(encoding="utf-8"))["cases"])
 
 
 def report_of(case: dict[str, Any]) -> str:

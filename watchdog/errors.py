@@ -14,9 +14,15 @@ Whether an error is worth retrying is a *class*, not a flag: :class:`Transient` 
 succeed: a timeout, a connection refused, an SMTP server down) or :class:`Terminal` (the same call will
 fail the same way: bad SQL, a refused statement, an invalid suite). Retry rules (tenacity) retry
 ``Transient`` and nothing else: ``retry_if_exception_type(Transient)``.
+
+An error about an unknown name (a suite section, check type, option, table or column) names the closest
+known one with :func:`did_you_mean`: one similarity rule for every such message.
 """
 
 from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
 
 
 class WatchdogError(Exception):
@@ -76,3 +82,27 @@ class Interrupted(KeyboardInterrupt):
         super().__init__("interrupted")
         self.doc = doc
         self.saved_to = saved_to
+
+
+def closest(word: object, options: Iterable[str]) -> str | None:
+    """The option most like ``word`` (case folded), or None when none is close enough."""
+    by_folded: dict[str, str] = {}
+    for option in options:
+        by_folded.setdefault(str(option).casefold(), str(option))
+    found = difflib.get_close_matches(str(word).casefold(), list(by_folded), n=1)
+    return by_folded[found[0]] if found else None
+
+
+def did_you_mean(word: object, options: Iterable[str]) -> str:
+    """`` (did you mean 'x'?)`` for the closest option, or "" when none is close (or it is ``word`` itself)."""
+    found = closest(word, options)
+    return f" (did you mean {found!r}?)" if found is not None and found != str(word) else ""
+
+
+class ReportInterrupted(KeyboardInterrupt):
+    """Ctrl-C or SIGTERM during the LLM report: the run's graph is checkpointed under ``run_id`` and
+    ``watchdog resume RUN_ID`` continues it. ``args[0]`` is what the interrupt said ("SIGTERM")."""
+
+    def __init__(self, run_id: str, how: str = "interrupted"):
+        super().__init__(how)
+        self.run_id = run_id

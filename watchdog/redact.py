@@ -7,14 +7,15 @@ masks every secret registered so far.
 
 What a URL may not show:
 
-* **credentials** -- everything between ``scheme://`` and the *last* ``@`` of the authority, so an
-  unescaped ``@`` in a password (``u:Abc@TAIL@host``) hides the whole password. The user name before
-  the first ``:`` stays for database URLs (``postgresql://reader:***@db/shop``);
+* **credentials** -- the password by the one rule of :mod:`watchdog.urls` (the user info ends at the
+  *last* ``@`` before the host, so ``u:p@ss#word@host`` hides all of ``p@ss#word``). The user name
+  stays for database URLs (``postgresql://reader:***@db/shop``);
 * **secret query parameters** -- ``password``, ``sslpassword``, ``passfile``, ``sslkey`` and any
   name holding *password*, *secret*, *token*, *key*, *auth*, *credential* or *signature*
   (``api_key``, ``access_token``, ``client_secret``...);
 * for **web URLs** (http, https -- webhooks carry their secret anywhere): the user name too, the
-  whole query string, the fragment, and token-like path segments (Slack- and Discord-style hooks).
+  whole query string, the fragment, and token-like path segments (Slack- and Discord-style hooks);
+* in any text, libpq's ``password=...`` keyword (``password='a b'`` quoted too).
 
 Each secret found is also remembered (:func:`register_secret`), so it is masked wherever else it
 shows up later -- a driver's error message, a traceback, a libpq ``password=...`` string.
@@ -24,33 +25,39 @@ from __future__ import annotations
 
 import logging
 import re
+from dataclasses import replace
 from urllib.parse import unquote
+
+from watchdog.urls import WEB_SCHEMES, is_secret_param, join_query, query_pairs, split_url, url_secrets
 
 MASK = "***"
 _secrets: set[str] = set()
 
 #: a URL inside a text: a scheme, ``://`` and everything up to white space
 _URL_IN_TEXT = re.compile(r"[a-zA-Z][a-zA-Z0-9+.\-]*://[^\s]+")
-_SCHEME = re.compile(r"(?P<scheme>[a-zA-Z][a-zA-Z0-9+.\-]*)://")
-#: a query parameter whose value is a secret
-_SECRET_PARAM = re.compile(r"passfile|[\w.\-]*(?:pass(?:word|wd)?|pwd|secret|token|key|auth|credential|signature)"
-                           r"[\w.\-]*", re.IGNORECASE)
+#: a secret keyword of libpq's ``keyword=value`` form inside a text, and its value (quoted or not); written
+#: without spaces around ``=``, as connection strings are (SQL's ``password = 'x'`` is left alone)
+_DSN_SECRET = re.compile(r"(\b(?:password|sslpassword)=)(?:'(?:[^'\\]|\\.)*'?|[^\s'][^\s]*)", re.IGNORECASE)
 #: a path segment that looks like a token (long, with a digit): masked in web URLs
 _TOKEN_SEGMENT = re.compile(r"^(?=.*\d)[A-Za-z0-9_\-.~%]{16,}$")
-_WEB_SCHEMES = frozenset({"http", "https"})
 
 
 def register_secret(value: str | None) -> None:
     """Remember ``value`` as a secret to be masked from now on (short values are ignored)."""
-    if value and len(value) >= 3:
-        _secrets.add(value)
-        if unquote(value) != value:
-            _secrets.add(unquote(value))
+    for form in {value, unquote(value)} if value else ():
+        if len(form) >= 3:
+            _secrets.add(form)
+
+
+def register_url_secrets(url: str) -> None:
+    """Remember every secret ``url`` carries (see :func:`watchdog.urls.url_secrets`)."""
+    for secret in url_secrets(str(url)):
+        register_secret(secret)
 
 
 def redact_url(url: str) -> str:
     """``url`` as it may be shown, printed, logged or stored (see the module's rules)."""
-    return _mask_registered(_mask_url(str(url), web_rules=True))
+    return _mask_registered(_mask_keywords(_mask_url(str(url), web_rules=True)))
 
 
 def redact(text: object) -> str:
@@ -58,7 +65,7 @@ def redact(text: object) -> str:
     and every registered secret too. (The stricter web-URL rules apply to :func:`redact_url` only:
     a link in prose keeps its query.)"""
     out = _URL_IN_TEXT.sub(lambda m: _mask_url(m.group(0), web_rules=False), str(text))
-    return _mask_registered(out)
+    return _mask_registered(_mask_keywords(out))
 
 
 def _mask_registered(text: str) -> str:
@@ -68,65 +75,23 @@ def _mask_registered(text: str) -> str:
 
 
 def _mask_url(url: str, *, web_rules: bool) -> str:
-    match = _SCHEME.match(url)
-    if not match:
+    parts = split_url(url)
+    if parts is None:
         return url
-    scheme, rest = match.group("scheme"), url[match.end():]
-    web = web_rules and scheme.lower() in _WEB_SCHEMES
-    userinfo, rest = _split_credentials(rest)
-    shown = ""
-    if userinfo is not None:
-        user, colon, password = userinfo.partition(":")
-        register_secret(password)
-        for piece in password.split("@"):  # a driver may read "Abc@TAIL@host" as password Abc, host TAIL@host
-            _register_found(piece)
-        if web:
-            if not colon and len(user) >= 8:
-                register_secret(user)  # a token given as the user name
-            shown = f"{MASK}@"
-        else:
-            shown = f"{user}:{MASK}@" if colon else f"{user}@"
-    rest, hash_mark, fragment = rest.partition("#")
-    rest, question, query = rest.partition("?")
-    host, slash, path = rest.partition("/")
-    if web:
-        path = "/".join(_mask_segment(seg) for seg in path.split("/"))
-        if query:
-            _register_query(query, every_value=True)
-            query = MASK
-        hash_mark = fragment = ""
-    elif query:
-        query = _mask_query(query)
-    return f"{scheme}://{shown}{host}{slash}{path}{question}{query}{hash_mark}{fragment}"
-
-
-def _split_credentials(rest: str) -> tuple[str | None, str]:
-    """(user info, the rest) of what follows ``scheme://``; user info ends at the authority's last ``@``.
-
-    The authority ends at the first ``/``, ``?`` or ``#`` after the first ``@`` -- so ``@``, ``/`` and
-    ``?`` inside a password stay part of it. An ``@`` that only appears in the path or query (no ``:``
-    before the first ``/``) is not user info.
-    """
-    first_at = rest.find("@")
-    if first_at < 0:
-        return None, rest
-    before = rest[:first_at]
-    cut = min((i for i in (before.find("/"), before.find("?"), before.find("#")) if i >= 0), default=-1)
-    if cut >= 0 and ":" not in before[:cut]:
-        return None, rest  # user@ cannot hold "/": this @ is in the path or query
-    ends = [i for i in (rest.find(c, first_at) for c in "/?#") if i >= 0]
-    authority_end = min(ends) if ends else len(rest)
-    last_at = rest.rfind("@", 0, authority_end)
-    return rest[:last_at], rest[last_at + 1:]
-
-
-#: values found in a URL are remembered only from this length on (a short one would mask common words)
-MIN_FOUND_SECRET = 6
-
-
-def _register_found(value: str) -> None:
-    if len(value) >= MIN_FOUND_SECRET:
-        register_secret(value)
+    for secret in url_secrets(url, web_rules=web_rules):
+        register_secret(secret)
+    web = web_rules and parts.scheme.lower() in WEB_SCHEMES
+    user, password = parts.user, parts.password
+    if user is not None and (web or password is not None):
+        user, password = (MASK, None) if web else (user, MASK)
+    path, query = parts.path, parts.query
+    if web:  # a web URL's fragment is dropped, its token-like path segments masked
+        path = "/".join(_mask_segment(seg) for seg in path.partition("#")[0].split("/"))
+        query = MASK if query else ""
+    elif parts.has_query:
+        query = join_query([(sep, name, MASK if value not in ("", "\0") and is_secret_param(name) else value)
+                            for sep, name, value in query_pairs(query)])
+    return replace(parts, path=path, query=query, has_query=parts.has_query and bool(query)).shown(user, password)
 
 
 def _mask_segment(segment: str) -> str:
@@ -136,22 +101,9 @@ def _mask_segment(segment: str) -> str:
     return segment
 
 
-def _register_query(query: str, *, every_value: bool) -> None:
-    for pair in re.split(r"[&;]", query):
-        name, _eq, value = pair.partition("=")
-        if every_value or _SECRET_PARAM.fullmatch(unquote(name)):
-            _register_found(value)
-
-
-def _mask_query(query: str) -> str:
-    parts = []
-    for pair in re.split(r"([&;])", query):
-        name, eq, value = pair.partition("=")
-        if eq and value and _SECRET_PARAM.fullmatch(unquote(name)):
-            _register_found(value)
-            pair = f"{name}={MASK}"
-        parts.append(pair)
-    return "".join(parts)
+def _mask_keywords(text: str) -> str:
+    """libpq's keyword form in a text (``password=secret``, ``password='a b'``): the value masked."""
+    return _DSN_SECRET.sub(lambda m: m.group(1) + MASK, text)
 
 
 class RedactingFilter(logging.Filter):

@@ -33,7 +33,7 @@ def render() -> str:
     out: list[str] = []
 
     def walk(command: click.Command, parent: click.Context | None, path: list[str]) -> None:
-        ctx = click.Context(command, info_name=path[-1], parent=parent, terminal_width=100, max_content_width=100)
+        ctx = click.Context(command, info_name=path[-1], parent=parent, terminal_width=88, max_content_width=88)
         if parent is not None:
             out.append(f"{'#' * min(len(path), 4)} `{' '.join(path)}`\n")
             first = (command.help or "").strip().split("\n\n")[0].replace("\n", " ")
@@ -46,7 +46,7 @@ def render() -> str:
                 if sub is not None and not sub.hidden:
                     walk(sub, ctx, [*path, name])
 
-    top = click.Context(cli, info_name="watchdog", terminal_width=100, max_content_width=100)
+    top = click.Context(cli, info_name="watchdog", terminal_width=88, max_content_width=88)
     out.append("```text\n" + cli.get_help(top).rstrip() + "\n```\n")
     walk(cli, None, ["watchdog"])
     return "\n".join(out)

@@ -119,11 +119,37 @@ def cli(ctx: click.Context, debug: bool) -> None:
 
 
 def resolve_db(db: str, config_path: Path | None) -> DatabaseConfig:
-    """``--db`` is a URL (with the default limits), or the name of a database in the configuration."""
-    if "://" in db:
+    """``--db`` is a URL or a libpq keyword string (with the default limits), or the name of a database in
+    the configuration. A bare file path gets told the URL to write."""
+    from watchdog.errors import ConfigError
+    from watchdog.redact import register_secret
+    from watchdog.urls import database_url, dsn_pairs, file_url_hint, looks_like_dsn
+
+    if looks_like_dsn(db):  # its password is a secret before anything can print it
+        for key, value in _safe_pairs(db, dsn_pairs):
+            if key in ("password", "sslpassword"):
+                register_secret(value)
+    try:
+        url = database_url(db)
+    except ValueError as exc:
+        raise ConfigError(f"--db: not a valid keyword=value connection string: {exc}") from None
+    if url is not None:
         from watchdog.database import DatabaseConfig
 
-        return DatabaseConfig(url=db)
+        return DatabaseConfig(url=url)
     from watchdog.settings import load_settings  # a name: the configuration (and pydantic) is needed
 
-    return load_settings(config_path).database(db)
+    try:
+        return load_settings(config_path).database(db)
+    except ConfigError as exc:
+        hint = file_url_hint(db, Path(db).expanduser().is_file())
+        if not hint:
+            raise
+        raise ConfigError(f"{exc}{hint}") from None
+
+
+def _safe_pairs(text: str, pairs: Any) -> list[tuple[str, str]]:
+    try:
+        return list(pairs(text))
+    except ValueError:
+        return []

@@ -274,12 +274,13 @@ def demo(config_path: Path | None) -> None:
         watchdog demo
     """
     from watchdog.run.demo import run_demo
+    from watchdog.run.scan_run import ScanOutcome
     from watchdog.settings import load_settings
 
     settings = load_settings(config_path)
     with console.scan_progress() as progress:
         run, _planted = run_demo(settings, on_progress=progress)
     assert run.scan is not None
-    _show_outcome(run.scan, as_json=False)
+    _show_outcome(ScanOutcome.filed(run.scan, run.run_dir), as_json=False)
     click.echo(f"run {run.run_id} recorded in the history; latest: {run.run_dir.parent / 'latest'}")
     sys.exit(int(ExitCode.ERROR) if run.exit_code == ExitCode.ERROR else 0)

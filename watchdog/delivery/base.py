@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from watchdog.errors import Transient, WatchdogError
+from watchdog.exit_codes import read_status
 from watchdog.trends import counts
 
 
@@ -80,7 +81,8 @@ class RunPackage:
     def load(cls, run_dir: Path) -> RunPackage:
         """Rebuild a package from a filed run folder (used by the outbox and the review gate)."""
         meta = json.loads((run_dir / "audit.json").read_text(encoding="utf-8"))
-        return cls(run_id=meta["run_id"], audit=meta["audit"], status=meta["status"], run_dir=run_dir,
+        return cls(run_id=meta["run_id"], audit=meta["audit"], status=read_status(meta["status"]) or "error",
+                   run_dir=run_dir,
                    summary=meta["summary"], trends=meta.get("trends") or {},
                    report_markdown=(run_dir / "report.md").read_text(encoding="utf-8"),
                    report_html=(run_dir / "report.html").read_text(encoding="utf-8")

@@ -6,11 +6,10 @@ one the run was filed in gets a copy.
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 from watchdog.delivery.base import DeliveryError, RunPackage
-from watchdog.run.filing import point_latest
+from watchdog.run.filing import RunFolder
 
 
 class FileSender:
@@ -24,12 +23,9 @@ class FileSender:
 
     def send(self, package: RunPackage, target: str) -> None:
         audit_dir = Path(target) / package.audit
-        destination = audit_dir / package.run_dir.name
         if package.filing_error:  # nothing on disk to copy or point ``latest`` at
             raise DeliveryError(f"the run is not filed: {package.filing_error}")
         try:
-            if destination.resolve() != package.run_dir.resolve():
-                shutil.copytree(package.run_dir, destination, dirs_exist_ok=True)
-            point_latest(audit_dir, destination)
+            RunFolder(package.run_dir).copy_into(audit_dir)
         except OSError as exc:
             raise DeliveryError(f"cannot file the run into {audit_dir}: {exc.strerror or exc}") from None

@@ -17,7 +17,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Mapping
 from typing import Any
-from urllib.parse import unquote, urlsplit, urlunsplit
+from urllib.parse import unquote
 
 from pydantic import SecretStr
 
@@ -25,6 +25,7 @@ from watchdog import __version__ as _version
 from watchdog.delivery.base import DeliveryError, RunPackage, network_reason
 from watchdog.redact import redact, redact_url, register_secret
 from watchdog.report.escape import plain_text
+from watchdog.urls import split_url
 
 _SECRET_HEADER = re.compile(r"auth|token|key|secret|signature|cookie|password", re.IGNORECASE)
 BODY_EXCERPT = 200
@@ -92,16 +93,17 @@ class WebhookSender:
 
 
 def _split_userinfo(url: str) -> tuple[str, str | None]:
-    """``https://user:password@host/...`` -> (the URL without them, a Basic Authorization header)."""
-    parts = urlsplit(url)
-    if parts.username is None and parts.password is None:
+    """``https://user:password@host/...`` -> (the URL without them, a Basic Authorization header). The user
+    info ends at the last ``@`` before the host (:func:`watchdog.urls.split_url`), so a raw ``@`` or ``#``
+    in the password stays in it."""
+    parts = split_url(url)
+    if parts is None or parts.user is None:
         return url, None
-    user, password = unquote(parts.username or ""), unquote(parts.password or "")
+    user, password = unquote(parts.user), unquote(parts.password or "")
     register_secret(password)
-    netloc = parts.netloc.rsplit("@", 1)[1]
     token = base64.b64encode(f"{user}:{password}".encode()).decode("ascii")
     register_secret(token)
-    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment)), f"Basic {token}"
+    return parts.shown(None, None), f"Basic {token}"
 
 
 def _excerpt(exc: urllib.error.HTTPError) -> str:

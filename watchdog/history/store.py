@@ -25,7 +25,8 @@ from tenacity import Retrying, retry_if_exception, stop_after_delay, wait_random
 from watchdog.errors import HistoryUnavailable, TickTaken
 from watchdog.history.schema import deliveries, leases, metadata, run_findings, runs, ticks
 from watchdog.history.waiting import first_line, transient, waits
-from watchdog.redact import redact, redact_url
+from watchdog.redact import redact, redact_url, register_url_secrets
+from watchdog.urls import driver_url
 
 T = TypeVar("T")
 #: how long one attempt waits on a lock before tenacity retries (SQLite busy_timeout, PostgreSQL lock_timeout)
@@ -106,6 +107,8 @@ class HistoryStore:
     """The history database. ``wait_s``: how long a locked or unreachable database is waited for."""
 
     def __init__(self, url: str, *, wait_s: float = 60.0):
+        register_url_secrets(url)
+        url = driver_url(url)  # the password percent-encoded, postgres:// read as postgresql://
         self.url = url
         self.wait_s = wait_s
         parsed = sa.engine.make_url(url)

@@ -20,20 +20,9 @@ from watchdog.findings import jsonable
 from watchdog.redact import redact
 from watchdog.sandbox import Sandbox
 from watchdog.settings import Settings
+from watchdog.urls import database_url, looks_like_dsn
 
 log = logging.getLogger("watchdog.mcp")
-
-#: per dialect: the statement listing the tables and views a read-only role can see
-_TABLES_SQL = {
-    "strictsqlite": "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%' "
-              "ORDER BY name",
-    "postgres": "SELECT table_schema || '.' || table_name FROM information_schema.tables "
-                "WHERE table_schema NOT IN ('pg_catalog', 'information_schema') ORDER BY 1",
-    "mysql": "SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE() ORDER BY 1",
-    # DuckDB: the database's tables and views, and the file tables (TEMP views)
-    "duckdb": "SELECT DISTINCT table_name FROM information_schema.tables WHERE table_schema = 'main' ORDER BY 1",
-}
-
 
 class Toolbox:
     """The MCP tools' logic for one configuration."""
@@ -44,11 +33,15 @@ class Toolbox:
     # ---- databases
 
     def database(self, name: str) -> DatabaseConfig:
-        if "://" in name:
+        if "://" in name or looks_like_dsn(name):
             if not self.settings.mcp.allow_urls:
                 raise ConfigError("database URLs are not allowed here (mcp.allow_urls is off); "
                                   f"use a configured name: {', '.join(sorted(self.settings.databases)) or 'none'}")
-            db = DatabaseConfig(url=name)
+            try:
+                url = database_url(name) or name
+            except ValueError as exc:
+                raise ConfigError(f"database: not a valid keyword=value connection string: {exc}") from None
+            db = DatabaseConfig(url=url)
         else:
             db = self.settings.database(name)
         limits = self.settings.mcp
@@ -64,8 +57,7 @@ class Toolbox:
 
     def list_tables(self, database: str) -> list[str]:
         with Sandbox.for_database(self.database(database)) as box:
-            sql = _TABLES_SQL.get(box.dialect, _TABLES_SQL["postgres"])
-            return [str(row[0]) for row in box.query(sql, max_rows=10_000).rows]
+            return box.table_names()
 
     def describe_table(self, database: str, table: str) -> dict[str, Any]:
         tables = self.list_tables(database)

@@ -1,9 +1,10 @@
-"""Run a configured audit: the one code path shared by ``watchdog run`` and the scheduler.
+"""Run a configured audit: the one code path shared by ``watchdog run``, the scheduler and the Python API.
 
 1. retry the outbox; 2. record the run ``running`` (a scheduled run claims its tick in the same
-transaction: a tick already claimed is not run again); 3. scan, write findings.json and report.md
-(trend marks against the previous run; the LLM report when the audit asks for it); 4. file the run
-into ``<reports>/<audit>/<run id>/`` (report.html, audit.json, ``latest``); 5. record the outcome;
+transaction: a tick already claimed is not run again); 3. compute the run (:func:`compute_run`: scan,
+trend marks against the previous run, the LLM report when the audit asks for it), filing findings.json and
+report.md as soon as the findings are known; 4. file the rest into ``<reports>/<audit>/<run id>/``
+(:meth:`RunFolder.file_run`: report.html, audit.json, ``latest``); 5. record the outcome;
 6. deliver, or pause for review. A crash or a signal leaves the run ``interrupted``, never ``running``.
 
 No alert is lost to a local fault: when filing fails (disk full, permissions) the findings are still
@@ -12,31 +13,26 @@ recorded in the history and delivered from memory (attached), with the filing er
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from watchdog.delivery.base import RunPackage
 from watchdog.delivery.outbox import deliver_package, flush_outbox
-from watchdog.exit_codes import ExitCode
+from watchdog.exit_codes import ExitCode, exit_code_of, run_status
 from watchdog.history import DeliveryRecord, HistoryStore
 from watchdog.history.series import past_findings
 from watchdog.reconcile import counterpart
 from watchdog.redact import redact
+from watchdog.run.compute import RunOutcome, RunRequest, compute_run, new_run_id
 from watchdog.run.filing import RunFolder
-from watchdog.run.scan_run import (
-    ScanOutcome,
-    new_run_id,
-    reports_dir,
-    resume_report,
-    run_scan,
-)
+from watchdog.run.safe_write import OutputError
+from watchdog.run.scan_run import reports_dir
 from watchdog.sandbox import cancel as cancelling
 from watchdog.scan.scanner import Progress
+from watchdog.scan.suites import load_suites
 from watchdog.settings import Settings
-
-STATUS = {ExitCode.OK: "passed", ExitCode.WARNED: "warned", ExitCode.FAILED: "failed", ExitCode.ERROR: "error"}
-EXIT = {v: k for k, v in STATUS.items()}
 
 
 @dataclass
@@ -45,7 +41,7 @@ class AuditRun:
     audit: str
     status: str                     # the scan's outcome: passed | warned | failed | error
     run_dir: Path
-    scan: ScanOutcome | None = None
+    scan: RunOutcome | None = None
     trends: dict[str, str] = field(default_factory=dict)
     deliveries: list[dict[str, Any]] = field(default_factory=list)
     awaiting_review: bool = False
@@ -55,7 +51,7 @@ class AuditRun:
     @property
     def exit_code(self) -> ExitCode:
         """As ``scan``: the findings decide, whether or not delivery waits for review."""
-        return EXIT.get(self.status, ExitCode.ERROR)
+        return exit_code_of(self.status)
 
 
 def execute_audit(settings: Settings, name: str, *, store: HistoryStore | None = None, models: Any = None,
@@ -73,23 +69,26 @@ def execute_audit(settings: Settings, name: str, *, store: HistoryStore | None =
         store.start_run(run_id, name, out_dir=str(run_dir), tick=tick, claimed_by=claimed_by, token=token)
         try:
             previous = store.previous_run(name, run_id)
+            filing = TolerantFiling(RunFolder(run_dir))
             with counterpart.using(settings.database):  # reconcile checks' with: names this configuration's
-                outcome = run_scan(
-                    settings.database(audit.database), [settings.path(p) for p in audit.checks], out_dir=run_dir,
-                    sample=audit.sample, on_progress=on_progress,
-                    llm=audit.llm, settings=settings, models=models, run_id=run_id,
-                    previous_findings=store.findings_of(previous.id) if previous else [], audit=name,
-                    tolerate_filing_errors=True, history=past_findings(store, name, run_id),
-                    allow_empty=audit.allow_empty, diagnose=audit.diagnose)
+                request = RunRequest(
+                    database=settings.database(audit.database),
+                    suites=load_suites([settings.path(p) for p in audit.checks], allow_empty=audit.allow_empty),
+                    run_id=run_id, sample=audit.sample, on_progress=on_progress, diagnose=audit.diagnose,
+                    llm=audit.llm, settings=settings, models=models,
+                    previous_findings=store.findings_of(previous.id) if previous else [],
+                    history=past_findings(store, name, run_id), out_dir=run_dir)
+                outcome = compute_run(request, record=filing.findings)
             if cancelling.stopping():  # abandoned (the daemon stops or lost the lead): never delivered
                 raise InterruptedError("cancelled: the daemon stopped or lost the lead during the run")
-            status = STATUS[outcome.exit_code]
-            filing_error = outcome.filing_error or file_run(outcome, name, status, audit.review)
+            status = run_status(outcome.exit_code)
+            filing.run(outcome, name, audit.review)
+            filing_error = filing.error
             errors = "; ".join(e for e in (outcome.doc.error, filing_error) if e) or None
             store.finish_run(run_id, status="awaiting_review" if audit.review and not filing_error else status,
                              summary=outcome.doc.summary.to_json_dict(), out_dir=str(run_dir),
                              findings=[f.to_json_dict() for f in outcome.doc.findings],
-                             trends=outcome.trends, verification=_llm_summary(outcome), error=errors)
+                             trends=outcome.trends, verification=_llm_record(outcome.llm), error=errors)
         except BaseException as exc:  # never leave a run `running`
             interrupted = isinstance(exc, (KeyboardInterrupt, SystemExit, InterruptedError))
             store.finish_run(run_id, status="interrupted" if interrupted else "error", error=redact(exc))
@@ -110,18 +109,31 @@ def execute_audit(settings: Settings, name: str, *, store: HistoryStore | None =
             store.close()
 
 
-def file_run(outcome: ScanOutcome, audit: str, status: str, review: bool) -> str | None:
-    """report.html and audit.json beside findings.json and report.md, and ``latest`` pointing here.
-    Returns why filing failed (disk full, permissions), None when filed."""
-    folder = RunFolder(outcome.out_dir)
-    try:
-        folder.write_html(outcome.doc, outcome.trends, audit)
-        folder.write_audit(run_id=outcome.doc.run_id, audit=audit, status=status, review_required=review,
-                           summary=outcome.doc.summary.to_json_dict(), trends=outcome.trends, llm=outcome.llm)
-        folder.point_latest()
-    except OSError as exc:
-        return f"cannot file the run into {outcome.out_dir}: {exc.strerror or exc}"
-    return None
+class TolerantFiling:
+    """An audit's filing: no alert is lost to a local fault. The first write that fails (disk full,
+    permissions) is kept as ``error`` and the rest of the filing is skipped; the run goes on from memory
+    (history, deliveries). Every file is still written by :class:`RunFolder`."""
+
+    def __init__(self, folder: RunFolder):
+        self.folder = folder
+        self.error: str | None = None
+
+    def findings(self, outcome: RunOutcome) -> Path | None:
+        return self._attempt(lambda: self.folder.file_findings(outcome))
+
+    def run(self, outcome: RunOutcome, audit: str | None, review: bool) -> Path | None:
+        return self._attempt(lambda: self.folder.file_run(outcome, audit=audit, review_required=review))
+
+    def _attempt(self, write: Callable[[], Path]) -> Path | None:
+        if self.error is not None:
+            return None
+        try:
+            return write()
+        except OSError as exc:
+            self.error = f"cannot file the run into {self.folder.path}: {exc.strerror or exc}"
+        except OutputError as exc:  # findings.json failed; RunFolder already left a rescue copy
+            self.error = f"cannot file the run into {self.folder.path}: {exc}"
+        return None
 
 
 @dataclass
@@ -134,23 +146,24 @@ class ResumedRun:
 
 
 def resume_run(settings: Settings, run_id: str, *, sandbox: Any = None) -> ResumedRun:
-    """``watchdog resume``: finish the LLM report of a run from its checkpoint and file it. A run of an audit is
-    finished as :func:`execute_audit` would have: its history row, report.html, audit.json with the audit's
-    keys, and ``latest``; then its deliveries start, through the outbox and the review gate, exactly once (a
-    run whose delivery step already ran, or waits for review, is not sent again)."""
-    result = resume_report(run_id, settings=settings, sandbox=sandbox)
+    """``watchdog resume``: finish the LLM report of a run from its checkpoint and file it through the same
+    :meth:`RunFolder.file_run` as a run that was not interrupted. A run of an audit is finished as
+    :func:`execute_audit` would have: its history row, report.html, audit.json with the audit's keys, and
+    ``latest``; then its deliveries start, through the outbox and the review gate, exactly once (a run whose
+    delivery step already ran, or waits for review, is not sent again)."""
+    from watchdog.graph.runner import resume_llm_report
+
+    result = resume_llm_report(run_id, settings=settings, sandbox=sandbox)
+    outcome = RunOutcome(run_id, result.findings, result.trends, result)
     store = HistoryStore(settings.history_url())
     try:
         record = store.get_run(run_id)
-        if record is None:  # a scan's run: filed by resume_report
+        audit = record.audit if record is not None else None
+        review = bool(audit in settings.audits and settings.audit(audit).review) if audit else False
+        RunFolder(result.out_dir).file_run(outcome, audit=audit, review_required=review)
+        if record is None:  # a scan's run: filed, nothing more to record
             return ResumedRun(result)
-        doc, review = result.findings, bool(record.audit in settings.audits and settings.audit(record.audit).review)
-        status = STATUS[doc.exit_code()]
-        folder = RunFolder(result.out_dir)
-        folder.write_html(doc, result.trends, record.audit)
-        folder.write_audit(run_id=run_id, audit=record.audit, status=status, review_required=review,
-                           summary=doc.summary.to_json_dict(), trends=result.trends, llm=result)
-        folder.point_latest()
+        doc, status = outcome.doc, run_status(outcome.exit_code)
         if record.status in ("running", "interrupted", "error"):
             store.finish_run(run_id, status="awaiting_review" if review else status, summary=doc.summary.to_json_dict(),
                              out_dir=str(result.out_dir), findings=[f.to_json_dict() for f in doc.findings],
@@ -165,16 +178,12 @@ def resume_run(settings: Settings, run_id: str, *, sandbox: Any = None) -> Resum
         store.close()
 
 
-def _llm_record(llm: Any) -> dict[str, Any]:
+def _llm_record(llm: Any) -> dict[str, Any] | None:
+    """The LLM outcome as the history keeps it."""
+    if llm is None:
+        return None
     return {"outcome": llm.outcome, "reason": llm.reason, "fix_rounds": llm.fix_rounds, "replans": llm.replans,
             "tokens": llm.tokens}
-
-
-def _llm_summary(outcome: ScanOutcome) -> dict[str, Any] | None:
-    if outcome.llm is None:
-        return None
-    return {"outcome": outcome.llm.outcome, "reason": outcome.llm.reason, "fix_rounds": outcome.llm.fix_rounds,
-            "replans": outcome.llm.replans, "tokens": outcome.llm.tokens}
 
 
 # ---- delivery, through the review gate

@@ -1,14 +1,20 @@
-"""Filing: the one writer of a run folder.
+"""Filing: the one writer of a run folder (every file of a run is written by :class:`RunFolder`).
 
 A run folder holds ``findings.json`` (written first, before anything that can fail later),
 ``report.md`` (the verified LLM report, or the deterministic one, with a banner when an LLM draft was
 not delivered), ``report.unverified.md`` (the last unverified draft, when there is one),
 ``report.html`` and ``audit.json`` (for audits, and for scans that ran the LLM), and ``latest`` beside
-the folder. ``audit.json`` has one schema whatever ran::
+an audit's folders. ``audit.json`` has one schema whatever ran::
 
-    {"run_id", "audit" (null for a scan), "status", "review_required", "summary", "trends",
+    {"run_id", "audit" (null for a scan), "status" (passed | warned | failed | error), "review_required",
+     "summary", "trends",
      "llm": null | {"outcome", "fallback_reason", "models", "tokens", "fix_rounds", "replans",
                     "verification", "review", "rounds"}}
+
+(Earlier versions wrote ``"status": "ok"`` for a scan that passed; :meth:`RunFolder.read_audit` reads it
+as ``"passed"``.) Two calls file a run: :meth:`RunFolder.file_findings` as soon as the findings are
+known, :meth:`RunFolder.file_run` with the whole outcome; ``watchdog resume`` files through the same
+:meth:`RunFolder.file_run`.
 
 Every file is written to a temporary name and renamed, so a reader never sees half a file and a
 failed write leaves no ``*.tmp`` behind.
@@ -22,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from watchdog.exit_codes import read_status, run_status
 from watchdog.findings import FindingsDoc
 from watchdog.redact import redact
 from watchdog.report import render_markdown
@@ -31,6 +38,7 @@ from watchdog.run.safe_write import check_out_dir, rescue_findings
 
 if TYPE_CHECKING:
     from watchdog.graph.runner import LLMReportOutcome
+    from watchdog.run.compute import RunOutcome
 
 FINDINGS = "findings.json"
 REPORT = "report.md"
@@ -70,10 +78,7 @@ def llm_report_markdown(doc: FindingsDoc, llm: LLMReportOutcome, trends: dict[st
     if llm.outcome == "verified" and llm.final_report:
         changes = render_changes_markdown(doc, trends) if trends else ""
         return llm.final_report.rstrip() + "\n" + changes
-    reason = llm.reason or "the report graph did not finish"
-    banner = (f"Unverified LLM draft not delivered: {redact(reason)[:600]} This is the deterministic report, "
-              "complete and correct by construction.")
-    return render_markdown(doc, banner=banner, trends=trends, order=order)
+    return render_markdown(doc, banner=redact(llm.banner()), trends=trends, order=order)
 
 
 @dataclass
@@ -103,38 +108,64 @@ class RunFolder:
         """Before a scan: the folder can be created and written (ConfigError saying why not)."""
         check_out_dir(self.path)
 
-    def write_findings(self, doc: FindingsDoc) -> Path:
-        """findings.json; if it cannot be written here, a rescue copy is written and OutputError says where."""
+    def file_findings(self, outcome: RunOutcome) -> Path:
+        """findings.json, then the deterministic report.md (there even if a later stage dies). If findings.json
+        cannot be written here, a rescue copy is written and OutputError says where."""
+        self._write_findings(outcome.doc)
+        write_atomic(self.report_path, render_markdown(outcome.doc, trends=outcome.trends, order=self.order))
+        return self.findings_path
+
+    def file_run(self, outcome: RunOutcome, *, audit: str | None = None, review_required: bool = False) -> Path:
+        """The rest of a run once it is computed: report.md (and report.unverified.md) from the LLM outcome;
+        for an audit report.html, audit.json and ``latest``; for a scan audit.json when the LLM ran.
+        Returns the report's path."""
+        if outcome.llm is not None:
+            self._write_llm_report(outcome.doc, outcome.trends, outcome.llm)
+        if audit is not None:
+            from watchdog.report.html import render_html
+
+            write_atomic(self.path / HTML, render_html(outcome.doc, trends=outcome.trends, audit=audit,
+                                                      order=self.order))
+        if audit is not None or outcome.llm is not None:
+            self._write_audit(outcome, audit=audit, review_required=review_required)
+        if audit is not None:
+            point_latest(self.path.parent, self.path)
+        return self.report_path
+
+    def copy_into(self, audit_dir: Path) -> RunFolder:
+        """A ``file`` channel's copy: this run folder under ``audit_dir`` (unless it is there already), and
+        ``latest`` there pointing at it."""
+        destination = RunFolder(audit_dir / self.path.name, self.order)
+        if destination.path.resolve() != self.path.resolve():
+            import shutil
+
+            shutil.copytree(self.path, destination.path, dirs_exist_ok=True)
+        point_latest(audit_dir, destination.path)
+        return destination
+
+    def read_audit(self) -> dict[str, Any] | None:
+        """audit.json as today's schema says (a status word of an earlier version read as today's)."""
+        if not self.audit_path.is_file():
+            return None
+        meta = json.loads(self.audit_path.read_text(encoding="utf-8"))
+        meta["status"] = read_status(meta.get("status"))
+        return meta
+
+    def _write_findings(self, doc: FindingsDoc) -> Path:
         try:
             self.path.mkdir(parents=True, exist_ok=True)
             return write_atomic(self.findings_path, doc.to_json())
         except OSError as exc:
             raise rescue_findings(doc, self.findings_path, exc) from None
 
-    def write_report(self, doc: FindingsDoc, trends: dict[str, str] | None,
-                     llm: LLMReportOutcome | None = None) -> Path:
-        """report.md: deterministic, or what the report graph produced (and its unverified draft)."""
-        if llm is None:
-            return write_atomic(self.report_path, render_markdown(doc, trends=trends, order=self.order))
+    def _write_llm_report(self, doc: FindingsDoc, trends: dict[str, str] | None, llm: LLMReportOutcome) -> None:
         if llm.outcome != "verified" and llm.draft:
             write_atomic(self.unverified_path, llm.draft)
-        return write_atomic(self.report_path, llm_report_markdown(doc, llm, trends, self.order))
+        write_atomic(self.report_path, llm_report_markdown(doc, llm, trends, self.order))
 
-    def write_html(self, doc: FindingsDoc, trends: dict[str, str] | None, audit: str | None) -> Path:
-        from watchdog.report.html import render_html
-
-        return write_atomic(self.path / HTML, render_html(doc, trends=trends, audit=audit, order=self.order))
-
-    def write_audit(self, *, run_id: str | None, audit: str | None, status: str, review_required: bool,
-                    summary: dict[str, Any], trends: dict[str, str] | None,
-                    llm: LLMReportOutcome | None) -> Path:
-        meta = {"run_id": run_id, "audit": audit, "status": status, "review_required": review_required,
-                "summary": summary, "trends": trends, "llm": llm.record() if llm is not None else None}
+    def _write_audit(self, outcome: RunOutcome, *, audit: str | None, review_required: bool) -> Path:
+        meta = {"run_id": outcome.run_id, "audit": audit, "status": run_status(outcome.exit_code),
+                "review_required": review_required, "summary": outcome.doc.summary.to_json_dict(),
+                "trends": outcome.trends, "llm": outcome.llm.record() if outcome.llm is not None else None}
         text = redact(json.dumps(meta, indent=2, ensure_ascii=False, default=str)) + "\n"
         return write_atomic(self.audit_path, text)
-
-    def read_audit(self) -> dict[str, Any] | None:
-        return json.loads(self.audit_path.read_text(encoding="utf-8")) if self.audit_path.is_file() else None
-
-    def point_latest(self) -> Path:
-        return point_latest(self.path.parent, self.path)

@@ -31,12 +31,22 @@ class EngineSession:
     dialect_name = "generic"
     #: rows per fetch at most (see fetch_capped)
     max_batch = 500
+    #: a failed connection says how to percent-encode the password (it holds characters that cut a URL)
+    encoding_hint = False
 
     def __init__(self, url: URL, connect_args: dict[str, Any] | None = None):
         import sqlalchemy as sa
 
         self.url = url
         self._engine: Any = sa.create_engine(url, pool_pre_ping=True, pool_size=2, connect_args=connect_args or {})
+
+    def _hint(self) -> str:
+        if not self.encoding_hint:
+            return ""
+        from watchdog.urls import ENCODE_HINT
+
+        return (" (the password was read as everything between the first ':' and the last '@' before the host;"
+                f" if that is not it, {ENCODE_HINT})")
 
     def _begin(self, conn: sa.Connection, raw: Any, timeout_s: float) -> None:
         """Make the transaction read-only and time-limited (per dialect)."""
@@ -74,8 +84,10 @@ class EngineSession:
         except Exception as exc:  # the driver's error (SQLAlchemy wraps it as .orig), a missing driver, a bad URL
             orig = getattr(exc, "orig", None)
             if orig is not None or isinstance(exc, self._engine.dialect.loaded_dbapi.Error):
-                raise DatabaseUnavailable(f"cannot connect: {self._message(orig or exc)}") from None
-            raise DatabaseUnavailable(f"cannot connect: {redact(exc)}") from None
+                message = self._message(orig or exc)
+            else:
+                message = redact(exc)
+            raise DatabaseUnavailable(f"cannot connect: {message}{self._hint()}") from None
         raw: Any = conn.connection.dbapi_connection  # the driver's own connection: each session knows its API
         failure: Exception | None = None
         reusable = True

@@ -11,10 +11,9 @@ from watchdog.defaults import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S
 from watchdog.errors import DatabaseUnavailable
 from watchdog.redact import redact_url
 from watchdog.sandbox import cancel as cancelling
-from watchdog.sandbox.dialects import missing_driver
-from watchdog.sandbox.direct import psycopg_conninfo
 from watchdog.sandbox.policy import ReadOnlyPolicy, sqlglot_dialect
 from watchdog.sandbox.result import QueryResult
+from watchdog.urls import driver_url
 
 if TYPE_CHECKING:
     from sqlglot import exp
@@ -26,26 +25,16 @@ log = logging.getLogger(__name__)
 
 DEFAULT_MAX_BYTES = 16 * 1024 * 1024
 
-
-def unknown_dialect(drivername: str) -> str:
-    """The message for a URL whose database kind or driver SQLAlchemy cannot load."""
-    backend, _, driver = drivername.partition("+")
-    if backend == "hive":
-        return ("hive:// (Spark SQL through the Spark Thrift server) needs PyHive: "
-                "pip install 'watchdog-dq[spark]'")
-    missing = missing_driver(backend)
-    if missing is not None:
-        return missing
-    if driver and backend in ("sqlite", "postgresql", "mysql", "mariadb"):
-        return (f"the driver {driver!r} for {backend} is not installed or not known; "
-                f"use e.g. {_EXAMPLES[backend]}")
-    return (f"unknown database kind {drivername!r} in the URL; watchdog reads SQLite, PostgreSQL, "
-            f"MySQL/MariaDB and DuckDB, e.g. {_EXAMPLES['sqlite']}, {_EXAMPLES['postgresql']}, "
-            f"{_EXAMPLES['mysql']} or duckdb:///path/to/file.duckdb")
-
-
-_EXAMPLES = {"sqlite": "sqlite:///path/to/file.db", "postgresql": "postgresql+psycopg://user@host/db",
-             "mysql": "mysql+pymysql://user@host/db", "mariadb": "mysql+pymysql://user@host/db"}
+#: per dialect: the statement listing the tables and views a read-only role can see
+_TABLES_SQL = {
+    "strictsqlite": "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%' "
+              "ORDER BY name",
+    "postgres": "SELECT table_schema || '.' || table_name FROM information_schema.tables "
+                "WHERE table_schema NOT IN ('pg_catalog', 'information_schema') ORDER BY 1",
+    "mysql": "SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE() ORDER BY 1",
+    # DuckDB: the database's tables and views, and the file tables (TEMP views)
+    "duckdb": "SELECT DISTINCT table_name FROM information_schema.tables WHERE table_schema = 'main' ORDER BY 1",
+}
 
 
 class Sandbox:
@@ -71,55 +60,21 @@ class Sandbox:
         session: Session | None = None,
         files: dict[str, str] | None = None,
     ):
-        """``files``: DuckDB only, tables read from files ``{name: path or glob}`` (see duckdb_session.py)."""
-        sqlite_file = _plain_sqlite_file(url)
-        if sqlite_file is not None:  # the common cases read without importing SQLAlchemy
-            backend = "sqlite"
-        elif psycopg_conninfo(url) is not None:
-            backend = "postgresql"
-        else:
-            from sqlalchemy.engine import make_url
+        """``files``: DuckDB only, tables read from files ``{name: path or glob}`` (see duckdb_session.py).
+        How the URL opens a session is decided in one place, :func:`watchdog.sandbox.sessions.open_session`."""
+        from watchdog.sandbox.sessions import backend_name, open_session
 
-            try:
-                backend = make_url(url).get_backend_name()
-            except Exception:
-                raise DatabaseUnavailable(f"not a database URL: {redact_url(url)!r}") from None
+        url = driver_url(url)  # the password percent-encoded, postgres:// read as postgresql://
         self.display_url = redact_url(url)
+        backend = backend_name(url)
         self.timeout_s = float(timeout_s)
         self.max_rows = int(max_rows)
         self.max_bytes = int(max_bytes)
         self.dialect = sqlglot_dialect(backend)
         self.policy = policy or ReadOnlyPolicy(self.dialect)
         given_session = session is not None
-        if session is None and sqlite_file is not None:
-            from watchdog.sandbox.sqlite_session import SQLiteSession
-
-            session = SQLiteSession(sqlite_file)
-        if session is None and backend == "duckdb":
-            from watchdog.sandbox.duckdb_session import DuckDBSession
-
-            session = DuckDBSession(url, files)
-        elif files:
-            raise DatabaseUnavailable("files: needs a DuckDB database (duckdb:///:memory: or duckdb:///path.duckdb)")
-        if session is None and psycopg_conninfo(url) is not None:  # psycopg directly: no SQLAlchemy import
-            from watchdog.sandbox.sessions import open_session
-
-            session = open_session(url)
         if session is None:
-            from sqlalchemy.engine import make_url
-            from sqlalchemy.exc import NoSuchModuleError
-
-            from watchdog.sandbox.sessions import open_session
-
-            try:
-                session = open_session(url)
-            except NoSuchModuleError:
-                raise DatabaseUnavailable(unknown_dialect(make_url(url).drivername)) from None
-            except ImportError:  # a warehouse's SQLAlchemy dialect is there but not its driver
-                missing = missing_driver(backend)
-                if missing is None:
-                    raise
-                raise DatabaseUnavailable(missing) from None
+            session = open_session(url, files)
         #: what :meth:`sibling` needs to open the same database again (None: a session was given)
         self._reopen = None if given_session else (url, files)
         self._session = session
@@ -185,6 +140,15 @@ class Sandbox:
                 cache[key] = found
         return dict(cache[key])
 
+    def table_names(self) -> list[str]:
+        """The tables and views a read-only role can see (PostgreSQL: ``schema.table``), read through the
+        sandbox once and cached for its life."""
+        cache = self.__dict__.get("_table_names")
+        if cache is None:
+            sql = _TABLES_SQL.get(self.dialect, _TABLES_SQL["postgres"])
+            cache = self.__dict__["_table_names"] = [str(row[0]) for row in self.query(sql, max_rows=10_000).rows]
+        return list(cache)
+
     def can_open_sibling(self) -> bool:
         """Whether :meth:`sibling` can open a second sandbox whose statement :meth:`interrupt` can stop."""
         return self._reopen is not None and hasattr(self._session, "interrupt")
@@ -216,11 +180,3 @@ class Sandbox:
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
-
-
-def _plain_sqlite_file(url: str) -> str | None:
-    """The file of a plain ``sqlite:///path`` URL (no driver, query or escapes), else None."""
-    prefix = "sqlite:///"
-    if not url.startswith(prefix) or any(c in url for c in "?%#"):
-        return None
-    return url[len(prefix):] or None

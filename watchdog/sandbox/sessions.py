@@ -33,12 +33,15 @@ from contextlib import closing
 from typing import TYPE_CHECKING, Any, Protocol
 
 from watchdog.errors import DatabaseUnavailable, QueryError, QueryRefused, QueryTimeout
+from watchdog.redact import redact_url
 from watchdog.sandbox import limits
+from watchdog.sandbox.dialects import missing_driver
 from watchdog.sandbox.direct import DirectEngine, psycopg_conninfo
 from watchdog.sandbox.engine_session import EngineSession, driver_message, duplicate_socket
 from watchdog.sandbox.limits import CONNECT_TIMEOUT_S
 from watchdog.sandbox.result import QueryResult
 from watchdog.sandbox.sqlite_session import SQLiteSession
+from watchdog.urls import driver_url, needs_encoding_hint
 
 if TYPE_CHECKING:  # SQLAlchemy is imported only for the databases that need it (not SQLite, not psycopg)
     import sqlalchemy as sa
@@ -54,26 +57,100 @@ class Session(Protocol):
     def close(self) -> None: ...
 
 
-def open_session(url: str) -> Session:
-    """A read-only session for ``url`` (no connection is made until the first query)."""
+def open_session(url: str, files: dict[str, str] | None = None) -> Session:
+    """A read-only session for ``url`` (no connection is made until the first query): the one place that
+    decides how a URL opens a session. Plain SQLite files and psycopg URLs open without SQLAlchemy.
+
+    ``files``: DuckDB only, tables read from files. Raises DatabaseUnavailable with one line for a URL that
+    names no database kind watchdog reads, or whose driver is not installed."""
+    url = driver_url(url)
+    if files and backend_name(url) != "duckdb":
+        raise DatabaseUnavailable("files: needs a DuckDB database (duckdb:///:memory: or duckdb:///path.duckdb)")
+    sqlite_file = _plain_sqlite_file(url)
+    if sqlite_file is not None:
+        return SQLiteSession(sqlite_file)
     conninfo = psycopg_conninfo(url)
     if conninfo is not None:
-        return PostgresSession(conninfo)
+        return PostgresSession(conninfo, needs_encoding_hint(url))
+    return _sqlalchemy_session(url, files)
+
+
+def backend_name(url: str) -> str:
+    """SQLAlchemy's backend name of ``url`` (``sqlite``, ``postgresql``, ``mysql``, ``duckdb``, ``trino``...)."""
+    url = driver_url(url)
+    if _plain_sqlite_file(url) is not None:
+        return "sqlite"
+    if psycopg_conninfo(url) is not None:
+        return "postgresql"
+    return _parse(url).get_backend_name()
+
+
+def _parse(url: str) -> URL:
     from sqlalchemy.engine import make_url
 
-    parsed = make_url(url)
-    backend = parsed.get_backend_name()
-    if backend == "sqlite":
-        return SQLiteSession(parsed)
-    if backend == "postgresql":
-        return PostgresSession(parsed)
-    if backend in ("mysql", "mariadb"):
-        return MySQLSession(parsed)
-    if backend == "hive":  # the Spark Thrift server (HiveServer2)
-        from watchdog.sandbox.spark_session import SparkSession
+    try:
+        return make_url(url)
+    except Exception:
+        raise DatabaseUnavailable(f"not a database URL: {redact_url(url)!r}") from None
 
-        return SparkSession(parsed)
-    return GenericSession(parsed)
+
+def _sqlalchemy_session(url: str, files: dict[str, str] | None) -> Session:
+    from sqlalchemy.exc import NoSuchModuleError
+
+    parsed = _parse(url)
+    backend = parsed.get_backend_name()
+    try:
+        if backend == "duckdb":
+            from watchdog.sandbox.duckdb_session import DuckDBSession
+
+            return DuckDBSession(url, files)
+        if backend == "sqlite":
+            return SQLiteSession(parsed)
+        if backend == "postgresql":
+            return PostgresSession(parsed, needs_encoding_hint(url))
+        if backend in ("mysql", "mariadb"):
+            return MySQLSession(parsed, needs_encoding_hint(url))
+        if backend == "hive":  # the Spark Thrift server (HiveServer2)
+            from watchdog.sandbox.spark_session import SparkSession
+
+            return SparkSession(parsed)
+        return GenericSession(parsed)
+    except NoSuchModuleError:
+        raise DatabaseUnavailable(unknown_dialect(parsed.drivername)) from None
+    except ImportError:  # a warehouse's SQLAlchemy dialect is there but not its driver
+        missing = missing_driver(backend)
+        if missing is None:
+            raise
+        raise DatabaseUnavailable(missing) from None
+
+
+def _plain_sqlite_file(url: str) -> str | None:
+    """The file of a plain ``sqlite:///path`` URL (no driver, query or escapes), else None."""
+    prefix = "sqlite:///"
+    if not url.startswith(prefix) or any(c in url for c in "?%#"):
+        return None
+    return url[len(prefix):] or None
+
+
+def unknown_dialect(drivername: str) -> str:
+    """The message for a URL whose database kind or driver SQLAlchemy cannot load."""
+    backend, _, driver = drivername.partition("+")
+    if backend == "hive":
+        return ("hive:// (Spark SQL through the Spark Thrift server) needs PyHive: "
+                "pip install 'watchdog-dq[spark]'")
+    missing = missing_driver(backend)
+    if missing is not None:
+        return missing
+    if driver and backend in ("sqlite", "postgresql", "mysql", "mariadb"):
+        return (f"the driver {driver!r} for {backend} is not installed or not known; "
+                f"use e.g. {_EXAMPLES[backend]}")
+    return (f"unknown database kind {drivername!r} in the URL; watchdog reads SQLite, PostgreSQL, "
+            f"MySQL/MariaDB and DuckDB, e.g. {_EXAMPLES['sqlite']}, {_EXAMPLES['postgresql']}, "
+            f"{_EXAMPLES['mysql']} or duckdb:///path/to/file.duckdb")
+
+
+_EXAMPLES = {"sqlite": "sqlite:///path/to/file.db", "postgresql": "postgresql+psycopg://user@host/db",
+             "mysql": "mysql+pymysql://user@host/db", "mariadb": "mysql+pymysql://user@host/db"}
 
 
 # --------------------------------------------------------------------------- server databases
@@ -94,9 +171,11 @@ def _may_set_temp_file_limit(cur: Any) -> bool:
 class PostgresSession(EngineSession):
     dialect_name = "postgresql"
 
-    def __init__(self, url: URL | str):
-        """``url``: a libpq URI (psycopg, without SQLAlchemy) or a SQLAlchemy URL (another driver)."""
+    def __init__(self, url: URL | str, encoding_hint: bool = False):
+        """``url``: a libpq URI (psycopg, without SQLAlchemy) or a SQLAlchemy URL (another driver).
+        ``encoding_hint``: a failed connection says how to percent-encode the password."""
         args = {"connect_timeout": CONNECT_TIMEOUT_S, "application_name": "watchdog"}
+        self.encoding_hint = encoding_hint
         if isinstance(url, str):
             self.url: Any = url
             self._engine = DirectEngine(url, args)
@@ -208,8 +287,12 @@ class MySQLSession(EngineSession):
     _TIMEOUT_CODES = {1969, 3024, 1317}
     _GONE_CODES = {2002, 2003, 2006, 2013, 2055}
 
-    def __init__(self, url: URL):
-        super().__init__(url, {"connect_timeout": CONNECT_TIMEOUT_S, "charset": "utf8mb4"})
+    def __init__(self, url: URL, encoding_hint: bool = False):
+        # PyMySQL sends a str password as Latin-1 (a password with "✓" cannot connect): send its UTF-8 bytes
+        password = url.password.encode("utf-8") if isinstance(url.password, str) else None
+        super().__init__(url, {"connect_timeout": CONNECT_TIMEOUT_S, "charset": "utf8mb4",
+                               **({"password": password} if password else {})})
+        self.encoding_hint = encoding_hint
 
     def _begin(self, conn: sa.Connection, raw: Any, timeout_s: float) -> None:
         with raw.cursor() as cur:

@@ -9,7 +9,6 @@ a few failing rows for each check that breaches: from the check's own statement 
 from __future__ import annotations
 
 import copy
-import re
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -31,7 +30,7 @@ from watchdog.findings import NOT_RUN as NOT_RUN_PREFIX
 from watchdog.findings import SAMPLE_TEXT_LIMIT, Finding, FindingsDoc, Status, Summary, jsonable
 from watchdog.redact import redact
 from watchdog.sandbox import Sandbox
-from watchdog.scan import anomaly_series
+from watchdog.scan import anomaly_series, missing
 from watchdog.scan.check_types import Aggregate, Check, Columns, Measurement, Metric, Procedure, Standalone
 from watchdog.scan.check_types.base import SampleSpec
 from watchdog.scan.parallel import run_statements
@@ -252,7 +251,7 @@ def _finding(sandbox: Sandbox, check: Check, needs: list[Metric] | None, plan_er
     if failures and measured.unavailable and measured.unavailable in failures:
         return Finding(**base, status="error", error=NOT_RUN_UNAVAILABLE), None
     if failures:
-        return Finding(**base, status="error", error=_explain(failures[0], check)), None
+        return Finding(**base, status="error", error=missing.explain(failures[0], check, sandbox)), None
     try:
         values = {metric: measured.values[metric] for metric in needs}
         m = anomaly_series.evaluate(check, check.measure(values, sandbox.dialect), values)
@@ -262,16 +261,6 @@ def _finding(sandbox: Sandbox, check: Check, needs: list[Metric] | None, plan_er
     finding = Finding(**base, status=status, failing=m.failing, total=m.total, rate=m.rate, observed=m.observed,
                       details=jsonable(m.details))
     return finding, m
-
-
-_MISSING_OBJECT = re.compile(r"no such (table|column)|(relation|column) .* does not exist|doesn't exist|"
-                             r"unknown column", re.IGNORECASE)
-
-
-def _explain(message: str, check: Check) -> str:
-    if check.table and _MISSING_OBJECT.search(message):
-        return redact(f"{message} (check `{check.table}` and its columns in the suite)")
-    return redact(message)
 
 
 def _add_samples(sandbox: Sandbox, checks: list[Check], measured_findings: list[tuple[Finding, Measurement | None]],

@@ -7,7 +7,6 @@ that holds no check at all is refused unless allowed, so a CI gate cannot pass b
 
 from __future__ import annotations
 
-import difflib
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -16,7 +15,7 @@ from typing import Any
 
 import yaml
 
-from watchdog.errors import ConfigError
+from watchdog.errors import ConfigError, did_you_mean
 from watchdog.scan.anomaly_series import suite_problems
 from watchdog.scan.check_types import Check, check_types
 from watchdog.scan.check_types.fields import OptionsError
@@ -35,6 +34,16 @@ class Suite:
     checks: list[Check] = field(default_factory=list)
     #: the suite says ``allow_empty: true`` (it may hold no check)
     allow_empty: bool = False
+
+
+@dataclass(frozen=True)
+class SuiteSource:
+    """A suite that is not a file: YAML ``text`` or an already parsed mapping (``data``), called ``name`` in
+    error messages and in findings.json's ``suites`` (a mapping's problems have no line number)."""
+
+    name: str
+    text: str | None = None
+    data: Any = None
 
 
 @dataclass
@@ -92,15 +101,19 @@ def expand_suite_paths(paths: Iterable[str | Path]) -> list[Path]:
     return unique
 
 
-def load_suites(paths: Iterable[str | Path], *, allow_empty: bool = False) -> list[Suite]:
-    """Load every suite (folders expanded by :func:`expand_suite_paths`); raise :class:`SuiteError`
-    listing all problems, duplicate check names across files included. Suites that hold no check at
-    all are refused unless ``allow_empty`` (or every suite says ``allow_empty: true``)."""
+def load_suites(paths: Iterable[str | Path | SuiteSource], *, allow_empty: bool = False) -> list[Suite]:
+    """Load every suite (folders expanded by :func:`expand_suite_paths`; :class:`SuiteSource` text and
+    mappings read as given); raise :class:`SuiteError` listing all problems, duplicate check names across
+    files included. Suites that hold no check at all are refused unless ``allow_empty`` (or every suite says
+    ``allow_empty: true``)."""
     given = list(paths)
+    sources = [g for g in given if isinstance(g, SuiteSource)]
     suites: list[Suite] = []
     problems: list[SuiteProblem] = []
-    for path in expand_suite_paths(given):
-        suite, found = _load_one(path)
+    items: list[Path | SuiteSource] = [*expand_suite_paths([g for g in given if not isinstance(g, SuiteSource)]),
+                                       *sources]
+    for path in items:
+        suite, found = _load_source(path) if isinstance(path, SuiteSource) else _load_one(path)
         problems.extend(found)
         if suite:
             suites.append(suite)
@@ -121,7 +134,7 @@ def load_suites(paths: Iterable[str | Path], *, allow_empty: bool = False) -> li
     return suites
 
 
-def load_suite(path: str | Path) -> Suite:
+def load_suite(path: str | Path | SuiteSource) -> Suite:
     return load_suites([path])[0]
 
 
@@ -129,9 +142,9 @@ def _place(check: Check) -> str:
     return f"{check.source}:{check.line}" if check.line else str(check.source)
 
 
-def _nothing_to_check(given: list[str | Path], suites: list[Suite]) -> SuiteProblem:
+def _nothing_to_check(given: list[str | Path | SuiteSource], suites: list[Suite]) -> SuiteProblem:
     """The problem of a set of suites without a single check (an empty folder, or empty suites)."""
-    empty = [str(p) for p in given if Path(p).is_dir() and not any(
+    empty = [str(p) for p in given if not isinstance(p, SuiteSource) and Path(p).is_dir() and not any(
         s.path.is_relative_to(Path(p)) for s in suites)]
     if empty:
         why = f"no *.yaml or *.yml file in {', '.join(empty)} (folders are searched at any depth)"
@@ -148,6 +161,16 @@ def _load_one(path: Path) -> tuple[Suite | None, list[SuiteProblem]]:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         return None, [SuiteProblem(path, None, "", f"cannot read the file: {exc.strerror or exc}")]
+    return _load_text(path, text)
+
+
+def _load_source(source: SuiteSource) -> tuple[Suite | None, list[SuiteProblem]]:
+    if source.text is not None:
+        return _load_text(Path(source.name), source.text)
+    return _SuiteReader(Path(source.name), YamlLines()).read(source.data)
+
+
+def _load_text(path: Path, text: str) -> tuple[Suite | None, list[SuiteProblem]]:
     try:
         data, lines = load_with_lines(text)
     except DuplicateKeyError as exc:
@@ -179,7 +202,7 @@ class _SuiteReader:
             return None, self.problems
         for key in data:
             if key not in TOP_LEVEL_KEYS:
-                self.problem((key,), f"unknown section{_suggest(key, TOP_LEVEL_KEYS)}; "
+                self.problem((key,), f"unknown section{did_you_mean(key, TOP_LEVEL_KEYS)}; "
                                      f"expected one of {', '.join(TOP_LEVEL_KEYS)}")
         suite.checks.extend(self.read_tables(data.get("tables") or {}))
         suite.checks.extend(self.read_custom_sql(data.get("custom_sql") or []))
@@ -237,7 +260,7 @@ class _SuiteReader:
             option = known.get(str(key))
             if option is None:
                 names = [CHECKS_KEY, *known]
-                self.problem(at + (key,), f"unknown table option {key!r}{_suggest(key, names)}; "
+                self.problem(at + (key,), f"unknown table option {key!r}{did_you_mean(key, names)}; "
                                           f"expected `checks:` and any of {', '.join(sorted(known))}")
                 continue
             try:
@@ -273,7 +296,7 @@ class _SuiteReader:
         if len(kinds) != 1:
             if not kinds:
                 first = next(iter(entry), "")
-                self.problem(at + (first,), f"unknown check type {first!r}{_suggest(first, known)}; "
+                self.problem(at + (first,), f"unknown check type {first!r}{did_you_mean(first, known)}; "
                                             f"known: {', '.join(sorted(known))}")
             else:
                 self.problem(at, f"one check per list item, found {', '.join(kinds)}")
@@ -328,7 +351,3 @@ _KIND_NAMES: dict[type, str] = {dict: "a mapping", list: "a list", str: "a strin
 def _kind(value: Any) -> str:
     return _KIND_NAMES.get(type(value), type(value).__name__)
 
-
-def _suggest(word: Any, options: Iterable[str]) -> str:
-    close = difflib.get_close_matches(str(word), list(options), n=1)
-    return f" (did you mean {close[0]!r}?)" if close else ""

@@ -20,7 +20,7 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any, Self, TypeVar, dataclass_transform, get_type_hints
 
-from watchdog.errors import ConfigError
+from watchdog.errors import ConfigError, did_you_mean
 from watchdog.scan.check_types.field_types import FAILED, FieldType, Loc, Problem, compile_hint, got, run
 
 __all__ = ["Options", "OptionsError", "Problem", "option", "options_class"]
@@ -198,7 +198,7 @@ def _parse(cls: type[OptionsT], data: Any, loc: Loc, problems: list[Problem]) ->
         values[name] = f.validate(data[name], loc + (name,), problems)  # FAILED: its problems are recorded
     for key in data:
         if key not in spec:
-            problems.append(Problem(loc + (key,), f"unknown option {key!r}"))
+            problems.append(Problem(loc + (key,), f"unknown option {key!r}{did_you_mean(key, spec)}"))
     if len(problems) > before:
         return None  # type: ignore[return-value]
     try:

@@ -1,0 +1,149 @@
+"""Compute a run's outcome -- findings, trends, the LLM report -- in stages, writing nothing.
+
+Every entry point (``watchdog scan``, ``watchdog run``, the daemon, ``demo``, the Python API) calls
+:func:`compute_run`; what is filed, and where, is the caller's (:class:`watchdog.run.filing.RunFolder`).
+The stages run in this order, each a small function of the request and the outcome so far:
+
+1. :func:`scan_stage` -- the checks, through the sandbox (Ctrl-C keeps the findings of the checks that
+   finished: the ``record`` callback gets them before the interrupt goes on);
+2. :func:`diagnose_stage` -- where, since when and in which values each failing check's rows concentrate
+   (:mod:`watchdog.diagnose`), written into the findings;
+3. :func:`trends_stage` -- each finding against the previous run's (when there is one);
+4. ``record`` -- the caller's callback, given the outcome before anything that can fail later (the
+   model, the disk, SMTP): a run files its findings.json and deterministic report.md here;
+5. :func:`llm_stage` -- the LLM report graph, when asked for (it returns an outcome, never a file).
+
+A stage to add is one more function called in :func:`compute_run`, reading and extending :class:`RunOutcome`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from watchdog.database import DatabaseConfig
+from watchdog.defaults import DEFAULT_SAMPLE
+from watchdog.errors import Interrupted
+from watchdog.exit_codes import ExitCode
+from watchdog.findings import FindingsDoc
+from watchdog.sandbox import Sandbox
+from watchdog.scan.scanner import Progress, scan
+from watchdog.scan.suites import Suite
+
+if TYPE_CHECKING:  # the LLM stack is imported only when an LLM report is asked for
+    from watchdog.graph.models import Models
+    from watchdog.graph.runner import LLMReportOutcome
+    from watchdog.settings import Settings
+
+
+def new_run_id() -> str:
+    """A new run id, ``<UTC timestamp>-<random>``: an audit's run folder is named by it, so two runs started in
+    the same second (two daemons, a daemon and ``watchdog run``) never share a folder."""
+    return f"{datetime.now(UTC).strftime('%Y%m%dT%H%M%SZ')}-{os.urandom(3).hex()}"
+
+
+@dataclass
+class RunRequest:
+    """What to compute: the database, the loaded suites, and the options of the stages."""
+
+    database: DatabaseConfig
+    suites: list[Suite]
+    run_id: str
+    sample: int = DEFAULT_SAMPLE
+    on_progress: Progress | None = None
+    #: findings of the previous run (trend marks); None: no comparison
+    previous_findings: list[dict[str, Any]] | None = None
+    #: earlier figures per check (anomaly: against the run history)
+    history: dict[str, list[dict[str, Any]]] | None = None
+    #: explain each failing check (the diagnosis stage)
+    diagnose: bool = True
+    #: run the LLM report stage (needs ``settings``; ``models`` given by tests and benchmarks)
+    llm: bool = False
+    settings: Settings | None = None
+    models: Models | None = None
+    #: the run folder the LLM graph's checkpoint names (for ``watchdog resume``); the graph writes nothing there
+    out_dir: Path | None = None
+
+
+@dataclass
+class RunOutcome:
+    """A run's result in memory: the contract every later step (filing, history, delivery, the API) reads."""
+
+    run_id: str
+    doc: FindingsDoc
+    #: finding name -> new | resolved | worse | better | unchanged (None without a previous run to compare)
+    trends: dict[str, str] | None = None
+    llm: LLMReportOutcome | None = None
+
+    @property
+    def exit_code(self) -> ExitCode:
+        return self.doc.exit_code()
+
+
+#: given the outcome once its findings are known, before anything that can fail later; returns where they went
+Record = Callable[[RunOutcome], "Path | None"]
+
+
+def compute_run(request: RunRequest, *, record: Record | None = None) -> RunOutcome:
+    """Run the stages in order (see the module) and return the outcome; nothing is written here."""
+    with Sandbox.for_database(request.database) as box:
+        outcome = scan_stage(request, box, record)
+        diagnose_stage(request, box, outcome, record)
+        trends_stage(request, outcome)
+        if record is not None:
+            record(outcome)
+        if request.llm:
+            llm_stage(request, box, outcome)
+    return outcome
+
+
+def scan_stage(request: RunRequest, box: Sandbox, record: Record | None) -> RunOutcome:
+    checks = [check for suite in request.suites for check in suite.checks]
+    try:
+        doc = scan(box, checks, sample=request.sample, suites=[str(s.path) for s in request.suites],
+                   on_progress=request.on_progress, history=request.history, parallel=request.database.parallel)
+    except Interrupted as stop:  # Ctrl-C: keep the findings of the checks that finished
+        partial: FindingsDoc = stop.doc  # type: ignore[assignment]
+        partial.run_id = request.run_id
+        if record is not None:
+            stop.saved_to = record(RunOutcome(request.run_id, partial))
+        raise
+    doc.run_id = request.run_id
+    return RunOutcome(request.run_id, doc)
+
+
+def diagnose_stage(request: RunRequest, box: Sandbox, outcome: RunOutcome, record: Record | None) -> None:
+    if not request.diagnose or outcome.doc.error:
+        return
+    from watchdog.diagnose import diagnose_doc
+
+    try:
+        diagnose_doc(box, [check for suite in request.suites for check in suite.checks], outcome.doc)
+    except KeyboardInterrupt:  # Ctrl-C while diagnosing: the findings are complete, record them
+        stop = Interrupted(outcome.doc)
+        if record is not None:
+            stop.saved_to = record(outcome)
+        raise stop from None
+
+
+def trends_stage(request: RunRequest, outcome: RunOutcome) -> None:
+    if request.previous_findings is not None:
+        from watchdog.trends import compare
+
+        outcome.trends = compare([f.to_json_dict() for f in outcome.doc.findings], request.previous_findings)
+
+
+def llm_stage(request: RunRequest, box: Sandbox, outcome: RunOutcome) -> None:
+    from watchdog.graph.models import build_models
+    from watchdog.graph.runner import run_llm_report
+    from watchdog.settings import Settings
+
+    settings = request.settings or Settings()
+    if request.models is None:
+        build_models(settings.llm)  # no endpoint: a clear error (the findings are recorded already)
+    outcome.llm = run_llm_report(outcome.doc, request.out_dir or Path.cwd(), settings=settings,
+                                 run_id=request.run_id, models=request.models, sandbox=box, trends=outcome.trends)
