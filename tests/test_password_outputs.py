@@ -219,3 +219,18 @@ async def _mcp_answers(root: Path, config: Path, env: dict[str, str]) -> str:
                                        "structured": result.structured_content}, default=str))
     assert any('"error": false' in a and "items" in a for a in answers)  # it reached the database
     return "\n".join(answers)
+
+
+def test_a_libpq_keyword_string_in_the_config_connects_and_a_broken_one_shows_none_of_it(pg, run_cli, tmp_path):
+    password = NASTY[3]
+    quoted = "'" + password.replace("\\", "\\\\").replace("'", "\\'") + "'"
+    (tmp_path / "suite.yaml").write_text(SUITE)
+    dsn = f"host=127.0.0.1 port={pg.port} user=r3 password={quoted} dbname=postgres"
+    (tmp_path / "ok.yaml").write_text(yaml.safe_dump({"databases": {"shop": {"url": dsn}}}))
+    ok = run_cli("scan", "--db", "shop", "--config", "ok.yaml", "--checks", "suite.yaml", "--out", "o")
+    assert ok.returncode == 1, ok.stderr  # connected; 2 NULL skus
+    (tmp_path / "bad.yaml").write_text(yaml.safe_dump({"databases": {"shop": {"url": dsn + " 'unclosed"}}}))
+    bad = run_cli("scan", "--db", "shop", "--config", "bad.yaml", "--checks", "suite.yaml")
+    assert bad.returncode == 3 and "not a valid keyword=value connection string" in bad.stderr, bad.stderr
+    assert not _leaks({"ok": ok.stdout + ok.stderr, "bad": bad.stdout + bad.stderr,
+                       "findings": (tmp_path / "o" / "findings.json").read_bytes()}, [password])
