@@ -123,3 +123,27 @@ def test_a_diagnosis_fact_chosen_for_three_checks_is_each_ones_own():
     assert len([m for m in shared if "the same line is given for 3 checks" in m]) == 3  # written: not its own
     chosen = missing_prose(prose, names, choices={n: ([fact], [f"Fix {n} at the import."]) for n in names})
     assert chosen == []  # chosen among the check's own candidates: its own
+
+
+def test_qwen_choosing_one_diagnosis_fact_for_three_checks_is_asked_only_for_its_summary(tmp_path, monkeypatch):
+    # Qwen2.5-Coder 0.5B chose, for three visits checks, the diagnosis's own fact that the same rows fail another
+    # check: program-derived, so each check's own; only its summary (an echo of the instructions) is sent back
+    rec = recorded("qwen0.5b_gen9001_program_choose_shared_fact.json")
+    outcome, bodies = replay(tmp_path, monkeypatch, rec["findings"], rec["calls"], max_fix_rounds=2, causes="choose")
+    first = next(r for r in outcome.rounds if r["step"] == "evaluate")
+    messages = [b["message"] for b in first["verification"]["bad"]]
+    assert not [m for m in messages if "the same line is given for" in m]
+    assert any("repeats the instructions given to the model" in m for m in messages)
+    assert bodies[1]["response_format"]["json_schema"]["schema"]["required"] == ["summary"]
+
+
+def test_a_fix_ask_never_quotes_the_words_the_model_copied(tmp_path, monkeypatch):
+    # shown its own echoed sentence in the fix prompt, Qwen began both fix answers with that very sentence
+    rec = recorded("qwen0.5b_gen9002_program_choose_copies_the_quote.json")
+    echoed = "The data quality report for the findings above highlights several issues"
+    assert all(c["answer"].count(echoed) for c in rec["calls"])
+    outcome, bodies = replay(tmp_path, monkeypatch, rec["findings"], rec["calls"], max_fix_rounds=2, causes="choose")
+    assert outcome.outcome == "fallback"
+    for fix in bodies[1:]:
+        assert echoed not in fix["messages"][-1]["content"]
+        assert '"summary": repeats the instructions; it says nothing about this data.' in fix["messages"][-1]["content"]
