@@ -125,16 +125,22 @@ def test_a_diagnosis_fact_chosen_for_three_checks_is_each_ones_own():
     assert chosen == []  # chosen among the check's own candidates: its own
 
 
-def test_qwen_choosing_one_diagnosis_fact_for_three_checks_is_asked_only_for_its_summary(tmp_path, monkeypatch):
-    # Qwen2.5-Coder 0.5B chose, for three visits checks, the diagnosis's own fact that the same rows fail another
-    # check: program-derived, so each check's own; only its summary (an echo of the instructions) is sent back
+def test_qwen_choosing_rows_shared_with_another_check_as_the_cause_is_sent_back(tmp_path, monkeypatch):
+    # Qwen2.5-Coder 0.5B chose, for three visits checks, "the same rows also fail visits.postcode.not_null" as the
+    # cause (a handful of shared rows, offered as a candidate then); shared rows are no cause, so they are no longer
+    # offered: the line is not one of the checks' own, and the fix round asks for those three and the summary
     rec = recorded("qwen0.5b_gen9001_program_choose_shared_fact.json")
     outcome, bodies = replay(tmp_path, monkeypatch, rec["findings"], rec["calls"], max_fix_rounds=2, causes="choose")
     first = next(r for r in outcome.rounds if r["step"] == "evaluate")
     messages = [b["message"] for b in first["verification"]["bad"]]
-    assert not [m for m in messages if "the same line is given for" in m]
+    shared = [m.split("`")[1] for m in messages if "the same line is given for 3 checks" in m]
+    assert shared == ["visits.clinician_id.foreign_key", "visits.reply_email.pattern", "visits.reply_email.not_null"]
     assert any("repeats the instructions given to the model" in m for m in messages)
-    assert bodies[1]["response_format"]["json_schema"]["schema"]["required"] == ["summary"]
+    schema = bodies[1]["response_format"]["json_schema"]["schema"]
+    assert schema["required"] == ["summary", "checks"] and schema["properties"]["checks"]["required"] == shared
+    offered = [c for n in shared for c in schema["properties"]["checks"]["properties"][n]["properties"]["causes"][
+        "items"]["enum"]]
+    assert offered and not [c for c in offered if c.startswith("The same rows also fail")]
 
 
 def test_a_fix_ask_never_quotes_the_words_the_model_copied(tmp_path, monkeypatch):
