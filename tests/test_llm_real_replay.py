@@ -153,3 +153,16 @@ def test_a_fix_ask_never_quotes_the_words_the_model_copied(tmp_path, monkeypatch
     for fix in bodies[1:]:
         assert echoed not in fix["messages"][-1]["content"]
         assert '"summary": repeats the instructions; it says nothing about this data.' in fix["messages"][-1]["content"]
+
+
+def test_qwen_choosing_on_a_generated_database_is_verified_at_the_first_draft(tmp_path, monkeypatch):
+    # checked by hand: the summary lists the five failing checks' problems; two causes name where the diagnosis
+    # found the failing rows (intake_team = 'night_shift'); every number is the program's
+    rec = recorded("qwen0.5b_gen9002_program_choose_verified.json")
+    outcome, bodies = replay(tmp_path, monkeypatch, rec["findings"], rec["calls"], max_fix_rounds=2, causes="choose")
+    assert outcome.outcome == "verified" and outcome.fix_rounds == 0 and len(bodies) == 1
+    report = outcome.final_report or ""
+    assert "intake_team = 'night_shift': what writes these rows is the likely source." in report
+    from watchdog.verify import verify_fn
+
+    assert verify_fn(report, outcome.findings).passed  # the verdict `watchdog verify` gives the delivered report
