@@ -166,3 +166,13 @@ def test_qwen_choosing_on_a_generated_database_is_verified_at_the_first_draft(tm
     from watchdog.verify import verify_fn
 
     assert verify_fn(report, outcome.findings).passed  # the verdict `watchdog verify` gives the delivered report
+
+
+def test_gemma_echoing_the_system_text_or_one_sentence_is_never_delivered(tmp_path, monkeypatch):
+    # with the problems named in the prompt, Gemma 3 270M still wrote the shared system text as its summary, then
+    # one sentence seven times, then the system text again: each caught, none delivered
+    rec = recorded("gemma270m_gen9002_program_choose_system_echo.json")
+    outcome, _ = replay(tmp_path, monkeypatch, rec["findings"], rec["calls"], max_fix_rounds=2, causes="choose")
+    said = [" ".join(b["message"] for b in r["verification"]["bad"]) for r in outcome.rounds if r["step"] == "evaluate"]
+    assert "repeats the instructions given to the model" in said[0] and "is said 7 times in one place" in said[1]
+    assert outcome.outcome == "fallback" and "report" not in (outcome.final_report or "")
