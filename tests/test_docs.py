@@ -294,6 +294,7 @@ def check_suite(block: Block, folder: Path, monkeypatch: pytest.MonkeyPatch) -> 
     done = CliRunner().invoke(cli, ["scan", "--db", "sqlite:///reports/demo/crm.db", "--checks", str(suite),
                                     "--out", str(out), "--sample", "0"])
     assert done.exit_code in (0, 1, 2), f"{block.where}: the scan ended in an error:\n{done.output}"
+    assert done.exception is None or isinstance(done.exception, SystemExit), f"{block.where}: {done.exception!r}"
     import json
 
     findings = json.loads((out / "findings.json").read_text())["findings"]
