@@ -29,6 +29,8 @@ their fence's language:
   ``SMTP_HOST``/``SMTP_PORT`` pointing at a real SMTP receiver on loopback (write ``${SMTP_PORT:-25}`` in a
   config). Each must exit 0; a ``watchdog`` command may also exit 1 or 2 (failed or warned checks). A command
   ending in ``# exit N`` must exit N. Long-running commands need a bound (``watchdog serve --for 2``).
+  (A plain ``watchdog`` command that only reads and writes files -- :data:`IN_PROCESS` -- runs in this process
+  through the CLI's own entry point, with the same exit codes and the same environment; that only saves time.)
 * ``python`` -- run as a script with the project's Python in the page's folder; it must exit 0.
 * ``text``, ``json``, ``ini``, ``mermaid``, ``dockerfile``, ... -- shown, not run (output and file formats).
 
