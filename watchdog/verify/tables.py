@@ -173,6 +173,9 @@ def _row_without_names(res: Results, idx: Index, table: _Table, cells: list[tupl
     return None
 
 
+_COUNT_CELL = re.compile(r"^[~≈]?\s*\d[\d,.]*\s*(?:%|rows?|records?|values?|entries)?$", re.I)
+
+
 def _row_statuses(res: Results, item: IndexedFinding, table: _Table, cells: list[tuple[str, Code]],
                   cell_of_name: int | None, ctx: Ctx) -> None:
     """Status cells (or cells that are only a status) of a row about ``item``."""
@@ -185,6 +188,11 @@ def _row_statuses(res: Results, item: IndexedFinding, table: _Table, cells: list
         claim = status_of_word(word) if word and (kd == "status" or not status_cols) else None
         if word and claim:
             claim_status(res, item, claim, t.strip(), strict=True, emoji=word in EMOJI)
+        elif kd == "status" and _COUNT_CELL.match(t.strip()):
+            res.add_bad(item.name, t.strip(), item.status,
+                        f"The row for {item.name} has {t.strip()!r} under Status, where its status "
+                        f"({item.status.upper()}) belongs: the row's cells are shifted, so its numbers stand under "
+                        f"the wrong headers.")
     if ctx.status_class == "pass" and not status_cols:
         claim_status(res, item, "pass", "listed under a passing heading", strict=False)
 
