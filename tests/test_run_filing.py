@@ -140,7 +140,7 @@ def test_audit_json_says_passed_warned_failed_or_error_for_scans_and_audits(tmp_
     doc = watchdog.scan(people_db(tmp_path / "p.db", with_null=with_null), SUITE)
     for audit in ("people", None):
         folder = RunFolder(tmp_path / f"run-{audit}")
-        outcome = RunOutcome(doc.run_id or "r1", doc)
+        outcome = RunOutcome(doc.run_id or "r1", doc, report="# Data-quality report\n")
         folder.file_findings(outcome)
         folder.file_run(outcome, audit=audit)
         if audit is None:  # a scan without an LLM report has no audit.json
