@@ -1,7 +1,8 @@
 """How well the diagnosis finds planted causes, measured on generated databases (bench/dbgen.py).
 
 For each seed: generate the database, write it to SQLite (or load it into a fresh PostgreSQL database), run
-``watchdog scan --json`` (a fresh process, diagnosis on) and compare every failing check's diagnosis with the
+the scan with its diagnosis (the run function of ``watchdog scan``, in process; ``--process``: ``watchdog scan
+--json`` in a fresh process each) and compare every failing check's diagnosis with the
 generator's truth:
 
 * **planted segments** (causes planted in one segment value): the share whose *top* reported segment is the
@@ -41,7 +42,13 @@ RESULTS = Path(__file__).resolve().parent / "results"
 REPO = Path(__file__).resolve().parent.parent
 
 
-def _scan(url: str, suite: Path, out: Path, timeout: float) -> dict[str, Any]:
+def _scan(url: str, suite: Path, out: Path, timeout: float, *, process: bool) -> dict[str, Any]:
+    """The scan's findings.json content: ``watchdog scan --json`` in a fresh process, or the same run function
+    in this one (``process=False``: no interpreter start per seed on a loaded machine)."""
+    if not process:
+        from watchdog.run.scan_run import run_scan
+
+        return run_scan(url, [suite], out_dir=out, sample=0).doc.to_json_dict()
     cmd = [sys.executable, "-m", "watchdog", "scan", "--db", url, "--checks", str(suite), "--json", "--sample", "0",
            "--out", str(out)]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=REPO)
@@ -159,7 +166,7 @@ def _pg_database(admin: str) -> tuple[str, Any]:
 
 
 def run(seeds: list[int], modes: list[str], rows: tuple[int, int], backend: str, pg_url: str,
-        timeout: float) -> dict[str, Any]:
+        timeout: float, *, process: bool = False) -> dict[str, Any]:
     out: dict[str, Any] = {"modes": {}, "seconds": {}}
     for mode in modes:
         all_rows: list[dict[str, Any]] = []
@@ -172,12 +179,12 @@ def run(seeds: list[int], modes: list[str], rows: tuple[int, int], backend: str,
                 suite.write_text(gen.suite_yaml(declare=mode == "declared"), encoding="utf-8")
                 if backend == "sqlite":
                     url = f"sqlite:///{gen.write_sqlite(folder / 'db.sqlite')}"
-                    doc = _scan(url, suite, folder / "run", timeout)
+                    doc = _scan(url, suite, folder / "run", timeout, process=process)
                 else:
                     url, drop = _pg_database(pg_url)
                     try:
                         gen.load(url)
-                        doc = _scan(url, suite, folder / "run", timeout)
+                        doc = _scan(url, suite, folder / "run", timeout, process=process)
                     finally:
                         drop()
             all_rows += compare(gen.truth(), doc, seed)
@@ -201,19 +208,22 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--backend", default="sqlite", choices=["sqlite", "postgresql"])
     p.add_argument("--pg-url", default=os.environ.get("WATCHDOG_TEST_POSTGRES_URL",
                                                       "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"))
-    p.add_argument("--timeout", type=float, default=120.0, help="seconds per scan")
+    p.add_argument("--timeout", type=float, default=120.0, help="seconds per scan (with --process)")
+    p.add_argument("--process", action="store_true", help="each scan as `watchdog scan --json` in a fresh process")
     p.add_argument("--name", default=None, help="results file bench/results/NAME.json")
     a = p.parse_args(argv)
     lo, _, hi = a.rows.partition(",")
     load_start = os.getloadavg()
-    result = run(_seeds(a.seeds), a.modes.split(","), (int(lo), int(hi or lo)), a.backend, a.pg_url, a.timeout)
+    result = run(_seeds(a.seeds), a.modes.split(","), (int(lo), int(hi or lo)), a.backend, a.pg_url, a.timeout,
+                 process=a.process)
     from bench.common import machine
 
     result.update(
         {"benchmark": "diagnosis accuracy on generated databases (bench/gen_accuracy.py)",
          "date": datetime.now().astimezone().isoformat(timespec="seconds"), "machine": machine(),
          "load_average": {"start": load_start, "end": os.getloadavg()},
-         "params": {"seeds": a.seeds, "rows": a.rows, "backend": a.backend, "modes": a.modes}})
+         "params": {"seeds": a.seeds, "rows": a.rows, "backend": a.backend, "modes": a.modes,
+                    "process": a.process}})
     name = a.name or f"diagnosis-accuracy-{a.backend}"
     RESULTS.mkdir(exist_ok=True)
     path = RESULTS / f"{name}.json"

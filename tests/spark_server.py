@@ -19,6 +19,7 @@ import time
 import uuid
 from collections.abc import Iterable, Sequence
 from datetime import date, datetime
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -146,6 +147,8 @@ def spark_literal(value: Any) -> exp.Expr:
         return exp.Boolean(this=value)
     if isinstance(value, (int, float)):
         return exp.Literal.number(repr(value) if isinstance(value, float) else value)
+    if isinstance(value, Decimal):  # an exact literal: Spark reads 10.50 as DECIMAL(4,2), safe into wider decimals
+        return exp.Literal.number(str(value))
     if isinstance(value, datetime):
         return exp.cast(exp.Literal.string(value.isoformat(sep=" ")), "timestamp")
     if isinstance(value, date):

@@ -14,6 +14,7 @@ from watchdog.findings import FindingsDoc
 from watchdog.sandbox import Sandbox
 from watchdog.scan.check_types import Aggregate, Check
 from watchdog.scan.planner import batch_statements, plan
+from watchdog.scan.samples import KEYED_DIALECTS
 from watchdog.scan.scanner import scan, with_column_types
 from watchdog.scan.suites import load_suites
 
@@ -83,13 +84,25 @@ def is_aggregate_read(tree: exp.Expression) -> bool:
 
 
 def _aggregate(node: exp.Expression) -> bool:
-    """An aggregate call, with or without a FILTER clause (PostgreSQL's ``COUNT(*) FILTER (WHERE c)``)."""
-    return isinstance(node, exp.AggFunc) or (isinstance(node, exp.Filter) and isinstance(node.this, exp.AggFunc))
+    """An aggregate call, with or without a FILTER clause (PostgreSQL's ``COUNT(*) FILTER (WHERE c)``), or an
+    expression of aggregates only (``CASE WHEN COUNT(k) <= 100 THEN GROUP_CONCAT(k) END``)."""
+    if isinstance(node, exp.AggFunc) or (isinstance(node, exp.Filter) and isinstance(node.this, exp.AggFunc)):
+        return True
+    return node.find(exp.AggFunc) is not None and all(
+        col.find_ancestor(exp.AggFunc) is not None for col in node.find_all(exp.Column))
 
 
 def is_table_batch(tree: exp.Expression, table: str) -> bool:
-    """An aggregate SELECT straight over ``table``: no sub-query, join, GROUP BY or EXISTS anywhere."""
+    """An aggregate SELECT straight over ``table``: no sub-query, join, GROUP BY or EXISTS anywhere; or, where the
+    pass also returns the failing rows' keys (SQLite), the same over one row-by-row derived table that reads
+    ``table`` once (``FROM (SELECT ... FROM table LIMIT -1) AS wd_rows``) and aggregates nothing itself."""
     tables = [t.name for t in tree.find_all(exp.Table)]
+    source = tree.args["from_"].this if isinstance(tree, exp.Select) and tree.args.get("from_") else None
+    if isinstance(source, exp.Subquery) and source.alias == "wd_rows" and isinstance(source.this, exp.Select):
+        inner = source.this
+        return (is_aggregate_read(tree) and tables == [table] and not inner.find(exp.AggFunc)
+                and not any(inner.find(kind) for kind in (exp.Subquery, exp.Exists, exp.Group, exp.Join))
+                and not tree.find(exp.Group))
     return (is_aggregate_read(tree) and tables == [table]
             and not any(tree.find(kind) for kind in (exp.Subquery, exp.Exists, exp.Group, exp.Join)))
 
@@ -118,12 +131,28 @@ def is_sample(tree: exp.Expression) -> bool:
     return isinstance(tree, (exp.Select, exp.Union)) and all(n >= 0 for n in limits(tree))
 
 
+def where_of(tree: exp.Expression) -> exp.Expression | None:
+    """The filter of a table's aggregate pass (inside its row-by-row derived table, where it has one)."""
+    source = tree.args["from_"].this
+    return (source.this if isinstance(source, exp.Subquery) else tree).args.get("where")
+
+
+def is_by_key(tree: exp.Expression) -> bool:
+    """A read of given rows by key (``WHERE src.rowid IN (1, 2)``): the samples the counting pass found the keys of."""
+    where = tree.args.get("where") if isinstance(tree, exp.Select) else None
+    wanted = where.this if where is not None else None
+    return (isinstance(wanted, exp.In) and wanted.this.name.lower() == "rowid" and bool(wanted.expressions)
+            and all(isinstance(k, exp.Literal) for k in wanted.expressions))
+
+
 def kinds(statements: list[str], dialect: str) -> dict[str, int]:
     """Tally the statements by what they do."""
     tally = {"batch": 0, "group_by": 0, "anti_join": 0, "sample": 0, "other": 0}
     for sql in statements:
         tree = parse(sql, dialect)
-        if is_table_batch(tree, "orders"):
+        if is_by_key(tree):
+            tally["by_key"] = tally.get("by_key", 0) + 1
+        elif is_table_batch(tree, "orders"):
             tally["batch"] += 1
         elif (is_aggregate_read(tree) or carries_count(tree)) and tree.find(exp.Group):
             tally["group_by"] += 1
@@ -158,12 +187,15 @@ def test_samples_are_fetched_only_for_breaching_checks(database, tmp_path):
     doc, sent, dialect = scan_recording(database, load_checks(tmp_path, AGGREGATE_CHECKS + KEYED_CHECKS), sample=2)
     breaching = {f.name for f in doc.findings if f.status != "pass"}
     assert breaching == {"orders.email.not_null", "orders.amount.range"}
-    # both samples come from one statement: one read of orders, stopped after the 2 + 3 failing rows
-    assert kinds(sent, dialect) == {"batch": 1, "group_by": 2, "anti_join": 1, "sample": 1, "other": 0}
     for f in doc.findings:
         assert len(f.sample) == (2 if f.name in breaching else 0)
-    samples = [parse(sql, dialect) for sql in sent if kinds([sql], dialect)["sample"]]
-    assert [limits(tree) for tree in samples] == [[5]]
+    if dialect in KEYED_DIALECTS:  # the counting pass returned the 2 + 3 failing rows' keys: read by key
+        assert kinds(sent, dialect) == {"batch": 1, "group_by": 2, "anti_join": 1, "sample": 0, "by_key": 1,
+                                        "other": 0}
+    else:  # both samples come from one statement: one read of orders, stopped after the 2 + 3 failing rows
+        assert kinds(sent, dialect) == {"batch": 1, "group_by": 2, "anti_join": 1, "sample": 1, "other": 0}
+        samples = [parse(sql, dialect) for sql in sent if kinds([sql], dialect)["sample"]]
+        assert [limits(tree) for tree in samples] == [[5]]
     assert [row["id"] for row in doc.findings[1].sample] == [1, 2]  # the first failing rows in table order
 
 
@@ -182,7 +214,7 @@ tables:
 """
     doc, sent, dialect = scan_recording(database, load_checks(tmp_path, suite))
     assert len(sent) == 3 and all(is_table_batch(parse(sql, dialect), "orders") for sql in sent)
-    wheres = sorted(str(parse(sql, dialect).args.get("where") or "") for sql in sent)
+    wheres = sorted(str(where_of(parse(sql, dialect)) or "") for sql in sent)
     assert wheres[0] == "" and "100" in wheres[1] and "open" in wheres[2]
     totals = {f.name: f.total for f in doc.findings}
     # ids 3, 6, ..., 30 are open (10 rows); amounts 10 * i > 100 for i = 11..30 (20 rows)
@@ -279,6 +311,9 @@ def test_no_statement_selects_rows_to_count_them(database, tmp_path, sample):
     # not_null email, pattern, accepted_values, range, unique id, foreign_key
     assert len(breaching) == 6
     assert all(len(f.sample) == min(sample, f.failing) for f in breaching)
-    # the only other statement is the table's sample statement, every read in it capped by a LIMIT
-    assert len(rest) == (1 if sample else 0)
-    assert all(is_sample(tree) for tree in rest)
+    # the only other statement is the table's sample statement, every read in it capped by a LIMIT; where the
+    # counting pass returned the failing rows' keys (SQLite), those rows are read by key before it
+    by_key = [tree for tree in rest if is_by_key(tree)]
+    assert len(by_key) == (1 if sample and dialect in KEYED_DIALECTS else 0)
+    assert len(rest) - len(by_key) == (1 if sample else 0)
+    assert all(is_sample(tree) for tree in rest if tree not in by_key)

@@ -54,10 +54,12 @@ def test_a_spent_budget_or_a_failing_statement_is_recorded_and_the_findings_stay
     with Sandbox(url) as box:
         doc = scan(box, checks, sample=0)
         before = [f.to_json_dict() for f in doc.findings]
-        diagnose_doc(box, checks, doc, max_statements=1)
+        diagnose_doc(box, checks, doc, max_statements=2)  # the probe and the failing rows; not the rows statement
+        status = next(f for f in doc.findings if f.name == "contacts.status.accepted_values")
+        assert status.diagnosis is not None and status.diagnosis["values"][0] == {"value": "Active ", "failing": 5}
+        assert "segments" not in status.diagnosis and status.diagnosis["statements"] == 2
+        assert status.diagnosis["error"].startswith("not finished: the statement budget")
         email = next(f for f in doc.findings if f.name == "contacts.email.not_null")
-        assert email.diagnosis is not None and "segments" in email.diagnosis
-        assert email.diagnosis["error"].startswith("not finished: the statement budget")
         assert any("did not finish" in s for s in sentences(email))
 
         def broken(sql: str) -> None:
@@ -68,3 +70,29 @@ def test_a_spent_budget_or_a_failing_statement_is_recorded_and_the_findings_stay
     assert all(f.diagnosis == {"error": "the diagnosis failed: driver exploded"}
                for f in doc.findings if f.status != "pass")
     assert [{k: v for k, v in f.to_json_dict().items() if k != "diagnosis"} for f in doc.findings] == before
+
+
+def test_the_html_report_and_the_email_show_it_in_chromium(make_database, tmp_path: Path):
+    from tests.test_dashboard import chromium
+    from watchdog.delivery.base import RunPackage
+    from watchdog.delivery.email import email_context
+    from watchdog.report.html import environment, render_html
+
+    url, suite = _setup(make_database, tmp_path)
+    outcome = run_scan(url, [suite], out_dir=tmp_path / "out")
+    page = tmp_path / "report.html"
+    page.write_text(render_html(outcome.doc), encoding="utf-8")
+    dom, _ = chromium(page, tmp_path)
+    assert dom.count('class="diagnosis"') == sum(f.status != "pass" for f in outcome.doc.findings)
+    assert ("20 of the 22 (91%) come from source = 'csv_import', which holds 7% of all rows of contacts" in dom)
+    assert "The 5 orphan rows point to 3 missing customers.id values: 1017 ×2, 1022 ×2, 999 ×1." in dom
+    chromium(page, tmp_path, screenshot=tmp_path / "report.png")
+    assert (tmp_path / "report.png").stat().st_size > 10_000
+
+    package = RunPackage(run_id="r1", audit="crm", status="failed", run_dir=tmp_path / "out",
+                         summary=outcome.doc.summary.to_json_dict(), trends={}, findings_json=outcome.doc.to_json())
+    context = email_context(package, outcome.doc, attached=False)
+    text = environment().get_template("email.txt.j2").render(context)
+    html = environment().get_template("email.html.j2").render(context)
+    assert "come from source = 'csv_import'" in text
+    assert "come from source = &#39;csv_import&#39;" in html

@@ -7,7 +7,7 @@ from bench.gen_accuracy import compare, run, summarize
 
 
 def test_a_measured_run_compares_every_failing_check_with_its_truth() -> None:
-    result = run([3], ["declared"], (300, 1500), "sqlite", "", 120)
+    result = run([3], ["declared"], (300, 1500), "sqlite", "", 120, process=True)     # `watchdog scan --json`
     rows = result["modes"]["declared"]["checks"]
     truth = generate(3).truth()
     failing = [c["name"] for c in truth["checks"] if c["status"] == "fail"]

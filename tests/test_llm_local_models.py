@@ -162,7 +162,8 @@ def test_program_mode_renders_the_numbers_and_the_model_writes_causes_and_fixes(
         report, audit = run(shop, stub, table="program")
         asked = by_role(stub, SPECIALIST)[0]["body"]
     schema = asked["response_format"]["json_schema"]["schema"]
-    assert schema["properties"]["checks"]["items"]["properties"]["name"]["enum"] == ["items.sku.not_null"]
+    assert schema["properties"]["checks"]["required"] == ["items.sku.not_null"]  # the one name, required
+    assert list(schema["properties"]["checks"]["properties"]) == ["items.sku.not_null"]
     assert audit["outcome"] == "verified" and audit["fix_rounds"] == 0
     assert "| `items.sku.not_null` | FAIL | 2 | 10 | 20.00% |" in report  # the program's table
     assert "## Summary\n\nOne check failed" in report and "1. Backfill the missing SKUs" in report
@@ -180,8 +181,8 @@ def test_program_mode_fixes_only_the_flagged_part(shop):
         report, audit = run(shop, stub, table="program")
         fix = by_role(stub, SPECIALIST)[1]["body"]
     sent = fix["messages"][-1]["content"]
-    assert "7 items have a null sku" in sent and "supplier feed" not in sent  # the summary only
-    assert fix["response_format"]["json_schema"]["schema"]["required"] == ["summary", "checks"]
+    assert '"summary": The report says' in sent and "supplier feed" not in sent  # the summary only, and why
+    assert fix["response_format"]["json_schema"]["schema"]["required"] == ["summary"]
     assert audit["outcome"] == "verified" and audit["rounds"][2]["parts"] == ["summary"]
     assert "Two items have no SKU" in report and "Backfill SKUs from the supplier feed." in report
 
@@ -192,7 +193,7 @@ def test_program_mode_asks_again_for_missing_causes_and_fixes(shop):
                                EVALUATOR: [APPROVE]}, when_empty="error") as stub:
         report, audit = run(shop, stub, table="program")
         sent = by_role(stub, SPECIALIST)[1]["body"]["messages"][-1]["content"]
-    assert "`items.sku.not_null` has no likely causes" in sent and "has no suggested fixes" in sent
+    assert "- `items.sku.not_null`: causes and fixes missing." in sent
     assert audit["outcome"] == "verified" and "**Likely causes**" in report
 
 

@@ -43,11 +43,17 @@ def test_qwen_05b_program_mode_echo_repetition_and_cut_are_never_verified(tmp_pa
     assert any("cut off by the output token cap" in m for m in first)
     assert "The JSON answer is incomplete: it ends before the object closes." in first
     assert not any("never mentions" in m for m in first)  # no prose to check: no false items about it
-    assert any(m.startswith("The summary is empty") for m in second)
-    assert any(m.startswith("The summary is empty or repeats the instructions") for m in third)  # the echo
+    assert "The summary is missing." in second
+    assert any("repeats the instructions given to the model" in m for m in third)  # the echo, said so
     assert len([m for m in third if "has no likely causes" in m]) == 10  # every problem check, none invented
     sent = requests[1]["body"]["messages"][-1]["content"]
     assert "cut off by the output token cap" in sent
+    # each fix round asks by name for what is missing, with a schema that requires exactly those parts
+    schema = requests[2]["body"]["response_format"]["json_schema"]["schema"]
+    missing = [m.split("`")[1] for m in second if "has no likely causes" in m]
+    assert schema["properties"]["checks"]["required"] == missing and len(missing) == 10
+    assert all(f"- `{name}`: causes and fixes missing." in requests[2]["body"]["messages"][-1]["content"]
+               for name in missing)
 
 
 def test_qwen_05b_model_mode_table_of_zeros_is_caught_row_by_row(tmp_path, monkeypatch):
@@ -85,18 +91,20 @@ def test_qwen_05b_program_mode_invented_check_on_an_all_passing_audit_is_sent_ba
                                review="off")
     assert outcome.outcome == "fallback" and outcome.final_report is None and len(requests) == 1
     (first,) = issues_of(outcome)
-    assert any("`Customer.CustomerId.foreign_key`, which is not among the problem checks (no check failed" in m
+    assert any("`Customer.CustomerId.foreign_key`, which is not among the checks that failed, warned or errored" in m
                for m in first)
     assert not [m for m in first if "has no likely causes" in m]  # no problem check: nothing else to ask for
 
 
 def test_program_mode_schema_allows_no_check_entries_when_every_check_passed():
-    from watchdog.graph.compose import Prose, missing_prose, prose_schema
+    from watchdog.graph.asks import missing_prose
+    from watchdog.graph.compose import Prose, prose_schema
 
     schema = prose_schema([])["json_schema"]["schema"]
-    assert schema["properties"]["checks"]["maxItems"] == 0
+    assert "checks" not in schema["properties"] and schema["required"] == ["summary", "priorities"]
     prose = Prose.model_validate({"summary": "All 77 checks passed on this run; nothing needs attention.",
                                   "priorities": [], "checks": []})
     assert missing_prose(prose, []) == []
     prose.checks = Prose.model_validate({"checks": [{"name": "a.b.unique", "causes": ["x"], "fixes": ["y"]}]}).checks
-    assert [part for part, _ in missing_prose(prose, ["c.d.not_null"])][-2:] == ["summary", "priorities"]
+    parts = [part for part, _ in missing_prose(prose, ["c.d.not_null"])]
+    assert parts == ["checks.c.d.not_null", "checks.c.d.not_null", "summary"]

@@ -186,7 +186,7 @@ def test_a_run_killed_mid_loop_resumes_without_repeating_finished_calls(project)
                                   str(project / "watchdog.yaml")], env=env, cwd=project, capture_output=True,
                                  text=True, timeout=120)
         markers = [r["marker"] for r in stub.chat_requests]
-    assert resumed.returncode == 0, resumed.stderr
+    assert resumed.returncode == 1, resumed.stderr  # the findings' exit code, as the scan's
     assert markers == [SPECIALIST]  # only the unfinished fix: no re-scan, no second draft, no second review
     assert (project / "out" / "report.md").read_text() == GOOD
     assert [r["step"] for r in audit(project)["rounds"]] == ["write", "evaluate", "fix", "evaluate", "finalize"]

@@ -98,7 +98,7 @@ def test_resume_of_a_killed_audit_run_finishes_its_row_html_latest_and_audit_key
                                EVALUATOR: [APPROVE]}, when_empty="error") as stub:
         resumed = watchdog(project, "resume", killed.id, stub=stub)
         assert [r["marker"] for r in stub.chat_requests] == [SPECIALIST]  # only the unfinished fix
-    assert resumed.returncode == 0, resumed.stderr
+    assert resumed.returncode == 1, resumed.stderr  # the findings' code, as the scan exits
     run = only_run(project)
     assert run.status == "failed" and run.finished_at and run.verification["outcome"] == "verified"
     folder = Path(run.out_dir)
@@ -108,7 +108,7 @@ def test_resume_of_a_killed_audit_run_finishes_its_row_html_latest_and_audit_key
     assert (folder.parent / "latest").resolve() == folder.resolve()
 
     again = watchdog(project, "resume", killed.id)  # a finished run: filed again, nothing called, keys kept
-    assert again.returncode == 0, again.stderr
+    assert again.returncode == 1, again.stderr  # the findings fail
     assert json.loads((folder / "audit.json").read_text())["audit"] == "shop"
 
 
@@ -119,8 +119,11 @@ def test_sigterm_records_the_run_interrupted_and_prints_one_line(project):
         process.send_signal(signal.SIGTERM)
         _, stderr = process.communicate(timeout=30)
     assert process.returncode == 130, stderr
-    assert stderr.strip().splitlines()[-1] == "error: interrupted by SIGTERM" and "Traceback" not in stderr
-    assert only_run(project).status == "interrupted"
+    run = only_run(project)
+    last = stderr.strip().splitlines()[-1]
+    assert last.startswith(f"error: interrupted by SIGTERM during the LLM report of run {run.id}")
+    assert last.endswith(f"continue it with `watchdog resume {run.id}`") and "Traceback" not in stderr
+    assert run.status == "interrupted"
 
 
 def test_resume_of_an_unknown_run_says_so_without_an_endpoint(project):
@@ -196,13 +199,13 @@ def test_resumed_audit_delivers_once_by_email_webhook_and_file(project):
         run_id = kill_during_fix(project)
         assert not sink.messages and not hooks.posts  # killed before delivery
         resumed = resume_with_stub(project, run_id)
-        assert resumed.returncode == 0, resumed.stderr
+        assert resumed.returncode == 1, resumed.stderr  # the findings' code, as the scan exits
         assert "delivery email -> ops@example.com: sent" in resumed.stderr
         assert "delivery webhook ->" in resumed.stderr and "delivery file ->" in resumed.stderr
         assert len(sink.messages) == 1 and "shop" in sink.messages[0]["Subject"]
         assert len(hooks.posts) == 1 and run_id.encode() in hooks.posts[0]
         again = watchdog(project, "resume", run_id)  # finished and delivered: filed again, never re-sent
-        assert again.returncode == 0, again.stderr
+        assert again.returncode == 1, again.stderr  # the findings fail
         assert "delivery" not in again.stderr
         assert len(sink.messages) == 1 and len(hooks.posts) == 1
     sent = [(d.channel, d.status, d.attempts) for d in only_run(project).deliveries]
@@ -217,7 +220,7 @@ def test_resume_of_a_delivered_run_sends_nothing_and_a_reviewed_one_waits(projec
         assert done.returncode == 1, done.stderr  # the findings fail
         assert len(sink.messages) == 1 and len(hooks.posts) == 1
         again = watchdog(project, "resume", only_run(project).id)
-        assert again.returncode == 0, again.stderr
+        assert again.returncode == 1, again.stderr  # the findings fail
         assert len(sink.messages) == 1 and len(hooks.posts) == 1 and "delivery" not in again.stderr
 
 
@@ -226,11 +229,11 @@ def test_resumed_audit_with_review_waits_for_approval_then_delivers_once(project
         with_deliveries(project, sink.port, hooks.url, review=True)
         run_id = kill_during_fix(project)
         resumed = resume_with_stub(project, run_id)
-        assert resumed.returncode == 0, resumed.stderr
+        assert resumed.returncode == 1, resumed.stderr  # the findings' code, as the scan exits
         assert f"awaiting review: watchdog review approve {run_id}" in resumed.stderr
         assert only_run(project).status == "awaiting_review" and not sink.messages and not hooks.posts
         again = watchdog(project, "resume", run_id)
-        assert again.returncode == 0 and "awaiting review" in again.stderr and not sink.messages
+        assert again.returncode == 1 and "awaiting review" in again.stderr and not sink.messages
         approved = watchdog(project, "review", "approve", run_id)
         assert approved.returncode == 0, approved.stderr
         assert len(sink.messages) == 1 and len(hooks.posts) == 1

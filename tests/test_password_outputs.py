@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import os
 import re
@@ -178,19 +179,30 @@ def test_no_output_of_a_scan_or_an_audit_holds_any_of_the_password(pg, tmp_path,
                                           "postgres", "timeout_s": 10}},
             "audits": {"shop": {"database": "shop", "checks": ["suite.yaml"], "deliver": [
                 {"file": {"dir": "reports"}}, {"email": {"to": ["dq@example.com"], "on": "always"}},
-                {"webhook": {"url": hook.url + "/hook", "on": "always"}}]}},
+                {"webhook": {"url": "${TEST_HOOK_URL}", "on": "always"}}]}},
         }))
-        env = {"TEST_DB_PASSWORD": password}
+        # the webhook's own URL carries the password as written, too: it must arrive as Basic auth, intact
+        env = {"TEST_DB_PASSWORD": password,
+               "TEST_HOOK_URL": hook.url.replace("http://", f"http://bot:{password}@") + "/hook"}
         for debug in ((), ("--debug",)):
             run = _cli(tmp_path, *debug, "run", "shop", "--config", str(config), env=env)
             assert run.returncode in (1, 3), run.stderr
             outputs[f"run {debug} stdout"], outputs[f"run {debug} stderr"] = run.stdout, run.stderr
         history = _cli(tmp_path, "history", "shop", "--json", "--config", str(config), env=env)
         outputs["history"] = history.stdout + history.stderr
+        dashboard = _cli(tmp_path, "dashboard", "--config", str(config), "--out", "dash", env=env)
+        assert dashboard.returncode == 0, dashboard.stderr
+        outputs["dashboard"] = dashboard.stdout + dashboard.stderr
+        served = _cli(tmp_path, "--debug", "serve", "--config", str(_scheduled(config)), "--for", "3", env=env)
+        outputs["serve log"] = served.stdout + served.stderr
+        assert "audit shop" in outputs["serve log"], outputs["serve log"][-2000:]
         outputs["mcp"] = asyncio.run(_mcp_answers(tmp_path, config, env))
         mails = [m.raw for m in sink.received]
         bodies = [r["body"] for r in hook.requests]
     assert mails and bodies
+    basic = "Basic " + base64.b64encode(f"bot:{password}".encode()).decode()
+    assert {r["headers"].get("Authorization") for r in hook.requests} == {basic}
+    assert all(r["path"] == "/hook" for r in hook.requests)
     runs = [p for p in (tmp_path / "reports").rglob("audit.json")]
     assert runs and any((p.parent / "report.html").is_file() for p in runs)
     assert any(json.loads(p.read_text()).get("database", "").startswith(f"postgresql+psycopg://r{index}:***@")
@@ -199,6 +211,15 @@ def test_no_output_of_a_scan_or_an_audit_holds_any_of_the_password(pg, tmp_path,
     outputs.update({f"webhook {i}": body for i, body in enumerate(bodies)})
     outputs.update(_written(tmp_path))
     assert not _leaks(outputs, [password])
+
+
+def _scheduled(config: Path) -> Path:
+    data = yaml.safe_load(config.read_text())
+    data["audits"]["shop"]["schedule"] = {"every": "1s"}
+    data["scheduler"]["misfire_grace_s"] = 30
+    served = config.with_name("served.yaml")
+    served.write_text(yaml.safe_dump(data))
+    return served
 
 
 async def _mcp_answers(root: Path, config: Path, env: dict[str, str]) -> str:
@@ -219,3 +240,18 @@ async def _mcp_answers(root: Path, config: Path, env: dict[str, str]) -> str:
                                        "structured": result.structured_content}, default=str))
     assert any('"error": false' in a and "items" in a for a in answers)  # it reached the database
     return "\n".join(answers)
+
+
+def test_a_libpq_keyword_string_in_the_config_connects_and_a_broken_one_shows_none_of_it(pg, run_cli, tmp_path):
+    password = NASTY[3]
+    quoted = "'" + password.replace("\\", "\\\\").replace("'", "\\'") + "'"
+    (tmp_path / "suite.yaml").write_text(SUITE)
+    dsn = f"host=127.0.0.1 port={pg.port} user=r3 password={quoted} dbname=postgres"
+    (tmp_path / "ok.yaml").write_text(yaml.safe_dump({"databases": {"shop": {"url": dsn}}}))
+    ok = run_cli("scan", "--db", "shop", "--config", "ok.yaml", "--checks", "suite.yaml", "--out", "o")
+    assert ok.returncode == 1, ok.stderr  # connected; 2 NULL skus
+    (tmp_path / "bad.yaml").write_text(yaml.safe_dump({"databases": {"shop": {"url": dsn + " 'unclosed"}}}))
+    bad = run_cli("scan", "--db", "shop", "--config", "bad.yaml", "--checks", "suite.yaml")
+    assert bad.returncode == 3 and "not a valid keyword=value connection string" in bad.stderr, bad.stderr
+    assert not _leaks({"ok": ok.stdout + ok.stderr, "bad": bad.stdout + bad.stderr,
+                       "findings": (tmp_path / "o" / "findings.json").read_bytes()}, [password])

@@ -54,3 +54,36 @@ def test_the_quotable_facts_are_grounded_and_cite_the_diagnosis(seed: int) -> No
         assert not res.bad, [b.message for b in res.bad]
         if raw.get("diagnosis", {}).get("segments"):
             assert cites_diagnosis(f, [facts[0]])
+
+
+def test_a_program_mode_draft_is_held_to_the_diagnosis_by_verify() -> None:
+    """The program-mode rendering (the model's causes under each check) through verify_fn, as the graph and
+    `watchdog verify` run it: causes quoting the diagnosis pass; a segment or date it does not hold is flagged."""
+    from watchdog.graph.compose import CheckProse, Prose, assemble
+    from watchdog.verify import verify_fn
+    from watchdog.verify.diagnosis_causes import citation_share
+
+    findings = truth_findings(generate(2).truth())
+    doc = FindingsDoc.validate(findings)
+    problems = [f for f in doc.findings if f.status == "fail"]
+    raw = {f["name"]: f for f in findings["findings"]}
+
+    def prose(causes: dict[str, list[str]]) -> Prose:
+        return Prose(summary="Orphan prescriptions and bad temperature readings matter most.",
+                     priorities=["Load the missing patients first."],
+                     checks=[CheckProse(name=f.name, causes=causes.get(f.name) or ["A form accepts it empty."],
+                                        fixes=["Validate the value where it is entered."]) for f in problems])
+
+    grounded = {f.name: [fact[0].upper() + fact[1:] + "." for fact in cause_facts(raw[f.name])[:2]] or
+                ["A form accepts it empty."] for f in problems}
+    draft = assemble(doc, prose(grounded))
+    result = verify_fn(draft, doc)
+    assert result.passed, [b.message for b in result.bad]
+    share = citation_share(draft, doc)
+    assert share["citing"] == share["checks"] == len(problems)
+
+    wrong = dict(grounded, **{"prescriptions.patient_id.foreign_key": [
+        "The legacy_erp feed (origin_system = 'legacy_erp') sends unknown patients since 2023-01-05."]})
+    bad = verify_fn(assemble(doc, prose(wrong)), doc).bad
+    assert {b.finding for b in bad} == {"prescriptions.patient_id.foreign_key"}
+    assert any("new_erp" in b.actual for b in bad) and any("diagnosis dates" in b.actual for b in bad)

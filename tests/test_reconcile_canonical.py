@@ -94,8 +94,10 @@ def oracle_text(form: ColumnForm, value) -> str | None:
     return stamp
 
 
-def oracle_hash(texts: list[str | None]) -> tuple[int, int]:
-    row = "".join("-" if t is None else f"{len(t)}:{t}" for t in texts)
+def oracle_hash(texts: list[str | None], kinds: list[str] | None = None) -> tuple[int, int]:
+    kinds = kinds or ["text"] * len(texts)
+    row = "".join(("-" if t is None else f"{len(t)}:{t}") if k == "text" else ("~" if t is None else f"{t},")
+                  for t, k in zip(texts, kinds, strict=True))
     digest = hashlib.md5(row.encode("utf-8")).hexdigest()
     return int(digest[0:7], 16), int(digest[7:15], 16)
 
@@ -121,7 +123,7 @@ def test_every_engine_writes_the_documented_canonical_form(make_database, kind: 
     expected = []
     for row in corpus():
         texts = [oracle_text(col, value) for col, value in zip(f, row, strict=True)]
-        expected.append((row[0], *oracle_hash(texts), texts))
+        expected.append((row[0], *oracle_hash(texts, [col.kind for col in f]), texts))
     assert len(got) == len(expected)
     for g, (rid, e1, e2, texts) in zip(got, expected, strict=True):
         assert g[0] == rid
@@ -143,3 +145,5 @@ def test_null_and_empty_text_differ_and_values_cannot_run_together() -> None:
     assert oracle_hash([None]) != oracle_hash([""])
     assert oracle_hash(["a", "bc"]) != oracle_hash(["ab", "c"])
     assert oracle_hash(["1:x"]) != oracle_hash(["1", "x"])
+    assert oracle_hash(["1", "2"], ["int", "int"]) != oracle_hash(["12", None], ["int", "int"])
+    assert oracle_hash(["1", "-"], ["int", "text"]) != oracle_hash(["1", None], ["int", "text"])

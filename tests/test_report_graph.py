@@ -16,7 +16,6 @@ from tests.fake_models import ScriptedChat, ai
 from watchdog.graph.graph import build_report_graph
 from watchdog.graph.models import Models
 from watchdog.graph.nodes import route_after_evaluate
-from watchdog.graph.review import draft_problems
 from watchdog.settings import LLMConfig
 
 FINDINGS = {
@@ -96,11 +95,21 @@ def test_review_issues_get_exactly_one_fix_round():
 
 def test_never_converging_replans_once_then_falls_back():
     config = LLMConfig(max_fix_rounds=2, max_replans=1, retry_wait_max_s=0)
-    state = run(models([WRONG] * 6), config)
+    wrongs = [WRONG.replace("73", str(n)) for n in (73, 74, 75, 76, 77, 78)]  # wrong, and never the same twice
+    state = run(models(wrongs), config)
     assert steps(state) == ["write", "evaluate", "fix", "evaluate", "fix", "evaluate", "replan", "write", "evaluate",
                             "fix", "evaluate", "fix", "evaluate", "fallback"]
     assert state["outcome"] == "fallback" and "failed verification" in state["fallback_reason"]
-    assert state["draft"] == WRONG and state["replans"] == 1
+    assert state["draft"] == wrongs[-1] and state["replans"] == 1
+
+
+def test_a_fix_that_repeats_the_previous_answer_ends_the_loop_at_once():
+    config = LLMConfig(max_fix_rounds=3, max_replans=1, retry_wait_max_s=0)
+    m = models([WRONG, WRONG, GOOD])
+    state = run(m, config)
+    assert steps(state) == ["write", "evaluate", "fix", "fallback"]
+    assert state["fallback_reason"].startswith("the model repeated itself")
+    assert len(m.specialist.calls) == 2  # no third round, no re-plan
 
 
 def test_the_planner_outlines_before_writing_when_enabled():
@@ -179,7 +188,10 @@ def test_a_run_killed_mid_loop_resumes_from_its_checkpoint(tmp_path: Path):
 @pytest.mark.parametrize("draft, ok", [("", False), ("Error code: 500 - internal error", False),
                                        ("I'm sorry, I can't help with that.", False), (GOOD, True)])
 def test_error_text_or_empty_answers_are_not_reports(draft, ok):
-    assert (draft_problems(draft) == []) is ok
+    from watchdog.verify import verify_fn
+
+    not_a_report = [b for b in verify_fn(draft, FINDINGS).bad if b.actual == "no report"]
+    assert (not not_a_report) is ok
 
 
 def test_routers_return_named_steps():
@@ -216,3 +228,16 @@ def test_the_graph_takes_only_its_inputs():
 
     graph = build_report_graph(placeholder_models(), stub_verify)
     assert set(graph.get_input_jsonschema()["properties"]) == {"run_id", "findings", "out_dir", "trends"}
+
+
+def test_a_fix_that_turns_an_issue_into_a_heading_is_sent_back():
+    from watchdog.graph import nodes
+    from watchdog.graph.review import evaluate
+
+    deps = nodes.GraphDeps(models=models([]), verify_fn=stub_verify, config=LLMConfig(review="off"), tools=[])
+    issue = "No checks mentioned in customers.age.range, which failed: 5 failing of 2,000 rows."
+    draft = GOOD + "\n### No checks mentioned in customers.age.range, which failed: 5 failing\n"
+    checked = evaluate({"findings": FINDINGS, "draft": draft, "fix_round": 1, "issues": [issue]}, deps)
+    assert any(m.startswith("The heading 'No checks mentioned in customers.age.range") for m in checked["issues"])
+    clean = evaluate({"findings": FINDINGS, "draft": GOOD, "fix_round": 1, "issues": [issue]}, deps)
+    assert not [m for m in clean["issues"] if m.startswith("The heading")]

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import sqlite3
 import subprocess
 import sys
 from html.parser import HTMLParser
@@ -276,3 +277,75 @@ def test_llm_without_an_endpoint_shows_the_summary_and_both_paths_before_the_err
     assert 0 <= table < text.find("findings: out/findings.json") < paths < error, text
     assert "1 checks: 1 failed" in text
     assert (tmp_path / "out" / "findings.json").is_file() and (tmp_path / "out" / "report.md").is_file()
+
+
+# ---------------------------------------------------------------- reproducing SQL that needs watchdog's functions
+
+PATTERN = "tables:\n  people:\n    - pattern: {column: email, regex: '^[^ @]+@[^ @]+$'}\n"
+
+
+def _reproduce_blocks(report: str) -> dict[str, tuple[str, str]]:
+    """check name -> (its reproducing SQL, the text after it up to the next section) in report.md."""
+    out = {}
+    for section in report.split("\n### ")[1:]:
+        name = section.split("`", 2)[1]
+        if "Reproduce with:" in section:
+            after = section.split("```sql\n", 1)[1]
+            sql, rest = after.split("\n```\n", 1)
+            out[name] = (sql, rest)
+    return out
+
+
+def test_sqlite_sql_that_calls_regexp_says_it_runs_through_watchdog_query(tmp_path, make_database):
+    db = make_database("sqlite")
+    db.create_table("people", {"id": "int", "email": "text"}, [(1, "a@x.io"), (2, "not an address"), (3, None)])
+    (tmp_path / "suite.yaml").write_text(PATTERN +
+                                         "    - not_null: email\n")
+    result = cli("scan", "--db", db.url, "--checks", "suite.yaml", "--out", "out", cwd=tmp_path)
+    assert result.returncode == 1, result.stderr
+    report = (tmp_path / "out" / "report.md").read_text()
+    blocks = _reproduce_blocks(report)
+    sql, note = blocks["people.email.pattern"]
+    assert "REGEXP" in sql
+    command = f"watchdog query --db {db.url} -"
+    assert "This statement calls `REGEXP` as watchdog defines it on SQLite" in note and f"`{command}`" in note
+    assert "watchdog query" not in blocks["people.email.not_null"][1]  # said where it applies only
+    assert report.count("as watchdog defines it on SQLite") == 1
+
+    # the stock sqlite3 shell cannot run it (no REGEXP, or its own without Python's syntax); the command the
+    # report gives can, and finds the failing row
+    path = db.url.removeprefix("sqlite:///")
+    stock = subprocess.run(["sqlite3", path, sql + ";"], capture_output=True, text=True, timeout=60)
+    assert stock.returncode != 0 and ("no such function: REGEXP" in stock.stderr or "without operand" in stock.stderr)
+    plain = sqlite3.connect(path)
+    with pytest.raises(sqlite3.OperationalError, match="no such function: REGEXP"):
+        plain.execute(sql).fetchall()
+    plain.close()
+    ran = subprocess.run([sys.executable, "-m", "watchdog", "query", "--db", db.url, "--json", "-"], input=sql,
+                         capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert ran.returncode == 0, ran.stderr
+    assert json.loads(ran.stdout)["rows"] == [[2, "not an address"]]
+
+
+def test_the_note_is_left_out_where_the_database_has_the_function(tmp_path, make_database):
+    db = make_database("postgresql")
+    db.create_table("people", {"id": "int", "email": "text"}, [(1, "a@x.io"), (2, "not an address")])
+    (tmp_path / "suite.yaml").write_text(PATTERN)
+    result = cli("scan", "--db", db.url, "--checks", "suite.yaml", "--out", "out", cwd=tmp_path)
+    assert result.returncode == 1, result.stderr
+    assert "as watchdog defines" not in (tmp_path / "out" / "report.md").read_text()
+
+
+def test_the_html_report_says_it_too(tmp_path, make_database):
+    from watchdog.findings import FindingsDoc
+    from watchdog.report.html import render_html
+
+    db = make_database("sqlite")
+    db.create_table("people", {"id": "int", "email": "text"}, [(1, "a@x.io"), (2, "not an address")])
+    (tmp_path / "suite.yaml").write_text(PATTERN +
+                                         "    - not_null: email\n")
+    assert cli("scan", "--db", db.url, "--checks", "suite.yaml", "--out", "out", cwd=tmp_path).returncode == 1
+    page = Page(render_html(FindingsDoc.load(tmp_path / "out" / "findings.json")))
+    [note] = page.by_class["own-functions"]
+    assert note.startswith("This statement calls REGEXP as watchdog defines it on SQLite")
+    assert f"watchdog query --db {db.url} -" in note

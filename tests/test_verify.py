@@ -205,7 +205,8 @@ def test_scan_error_and_error_findings() -> None:
 
 
 def test_empty_report_lists_every_problem() -> None:
-    assert [b.finding for b in bad_of("")] == ["contacts.email.not_null", "contacts.email.unique"]
+    assert [b.finding for b in bad_of("")] == [None, "contacts.email.not_null", "contacts.email.unique"]
+    assert bad_of("")[0].message == "The draft is empty: there is no report."
 
 
 def test_no_findings() -> None:

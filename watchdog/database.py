@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from watchdog.defaults import DEFAULT_MAX_ROWS, DEFAULT_PARALLEL, DEFAULT_TIMEOUT_S
 from watchdog.redact import register_url_secrets
 from watchdog.sandbox.file_tables import FileTableError, check_file_path, check_files, check_table_name
-from watchdog.urls import driver_url
+from watchdog.urls import driver_url, dsn_url, looks_like_dsn
 
 
 class DatabaseConfigError(FileTableError):
@@ -33,6 +33,11 @@ class DatabaseConfig:
     def __post_init__(self) -> None:
         if not isinstance(self.url, str) or not self.url:
             raise DatabaseConfigError("url: a database URL is required")
+        if looks_like_dsn(self.url):  # libpq's "host=... password=..." form, as a URL
+            try:
+                object.__setattr__(self, "url", dsn_url(self.url))
+            except ValueError as exc:
+                raise DatabaseConfigError(f"url: not a valid keyword=value connection string: {exc}") from None
         register_url_secrets(self.url)  # before anything can print it (watchdog/urls.py has the rule)
         object.__setattr__(self, "url", driver_url(self.url))  # as the driver reads it: the password encoded
         if isinstance(self.timeout_s, bool) or not isinstance(self.timeout_s, (int, float)) or not self.timeout_s > 0:

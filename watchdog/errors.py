@@ -97,3 +97,12 @@ def did_you_mean(word: object, options: Iterable[str]) -> str:
     """`` (did you mean 'x'?)`` for the closest option, or "" when none is close (or it is ``word`` itself)."""
     found = closest(word, options)
     return f" (did you mean {found!r}?)" if found is not None and found != str(word) else ""
+
+
+class ReportInterrupted(KeyboardInterrupt):
+    """Ctrl-C or SIGTERM during the LLM report: the run's graph is checkpointed under ``run_id`` and
+    ``watchdog resume RUN_ID`` continues it. ``args[0]`` is what the interrupt said ("SIGTERM")."""
+
+    def __init__(self, run_id: str, how: str = "interrupted"):
+        super().__init__(how)
+        self.run_id = run_id

@@ -35,8 +35,9 @@ _secrets: set[str] = set()
 
 #: a URL inside a text: a scheme, ``://`` and everything up to white space
 _URL_IN_TEXT = re.compile(r"[a-zA-Z][a-zA-Z0-9+.\-]*://[^\s]+")
-#: a secret keyword of libpq's ``keyword=value`` form inside a text, and its value (quoted or not)
-_DSN_SECRET = re.compile(r"(\b(?:password|sslpassword)\s*=\s*)(?:'(?:[^'\\]|\\.)*'?|[^\s'][^\s]*)", re.IGNORECASE)
+#: a secret keyword of libpq's ``keyword=value`` form inside a text, and its value (quoted or not); written
+#: without spaces around ``=``, as connection strings are (SQL's ``password = 'x'`` is left alone)
+_DSN_SECRET = re.compile(r"(\b(?:password|sslpassword)=)(?:'(?:[^'\\]|\\.)*'?|[^\s'][^\s]*)", re.IGNORECASE)
 #: a path segment that looks like a token (long, with a digit): masked in web URLs
 _TOKEN_SEGMENT = re.compile(r"^(?=.*\d)[A-Za-z0-9_\-.~%]{16,}$")
 
@@ -56,7 +57,7 @@ def register_url_secrets(url: str) -> None:
 
 def redact_url(url: str) -> str:
     """``url`` as it may be shown, printed, logged or stored (see the module's rules)."""
-    return _mask_registered(_mask_url(str(url), web_rules=True))
+    return _mask_registered(_mask_keywords(_mask_url(str(url), web_rules=True)))
 
 
 def redact(text: object) -> str:

@@ -244,6 +244,7 @@ class LLMConfig(_Strict):
     tool_budget: int = Field(default=5, ge=0, le=50)
     tool_max_rows: int = Field(default=20, gt=0, le=200)
     table: Literal["program", "model"] = "model"  #: program: the program writes the table and every number
+    causes: Literal["write", "choose"] = "write"  #: program mode: choose causes/fixes among the program's candidates
     review: Literal["gate", "advisory", "off"] = "gate"  #: advisory: recorded, never a fix round
     local: LocalModel | None = None  #: a GGUF file served by llama.cpp for the run (watchdog-dq[local])
 
@@ -256,8 +257,7 @@ class LLMConfig(_Strict):
         """(base_url, api_key), config first, then the environment; empty strings count as unset."""
         base_url = self.base_url or os.environ.get("OPENAI_BASE_URL") or None
         configured = self.api_key.get_secret_value() if self.api_key is not None else ""
-        api_key = configured or os.environ.get("OPENAI_API_KEY") or None
-        return base_url, api_key
+        return base_url, configured or os.environ.get("OPENAI_API_KEY") or None
 
 
 class MCPConfig(_Strict):

@@ -18,7 +18,7 @@ import click
 
 from watchdog.cli import console
 from watchdog.cli.app import cli  # its commands' modules are imported on first lookup (app.COMMAND_MODULES)
-from watchdog.errors import Interrupted, QueryRefused, WatchdogError
+from watchdog.errors import Interrupted, QueryRefused, ReportInterrupted, WatchdogError
 from watchdog.exit_codes import ExitCode
 from watchdog.redact import redact
 
@@ -73,11 +73,15 @@ def _terminated(signum: int, frame: FrameType | None) -> None:
 
 def _interrupted(exc: KeyboardInterrupt) -> None:
     """Ctrl-C: say what was kept (a scan writes the findings of the checks that finished), exit 130."""
-    if isinstance(exc, Interrupted) and exc.saved_to:
+    by = " by SIGTERM" if exc.args and exc.args[0] == "SIGTERM" else ""
+    if isinstance(exc, ReportInterrupted):
+        console.error_line("error", f"interrupted{by} during the LLM report of run {exc.run_id}; its findings are "
+                                    f"filed and its progress is checkpointed: continue it with "
+                                    f"`watchdog resume {exc.run_id}`")
+    elif isinstance(exc, Interrupted) and exc.saved_to:
         console.error_line("error", f"interrupted (Ctrl-C); the findings of the checks that finished were written "
                                     f"to {exc.saved_to}, the rest are marked not run")
     else:
-        by = " by SIGTERM" if exc.args and exc.args[0] == "SIGTERM" else ""
         console.error_line("error", "interrupted" + by)
     sys.exit(int(ExitCode.INTERRUPTED))
 

@@ -99,6 +99,7 @@ def resume(run_id: str, db: str | None, config_path: Path | None) -> None:
     if outcome.awaiting_review:
         console.stderr().print(f"awaiting review: watchdog review approve {run_id}")
     click.echo(str(outcome.llm.report_path))
+    sys.exit(int(outcome.llm.findings.exit_code()))  # what the scan of these findings exits with
 
 
 @cli.command(context_settings=CONTEXT)

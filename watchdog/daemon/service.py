@@ -256,6 +256,10 @@ class Daemon:
     def _shutdown(self, store: Any, reason: str) -> int:
         scheduler, self.scheduler = self.scheduler, None
         set_leadership(None, 0)
+        try:  # before the release: `status` never takes this stop for a crash
+            self.lease.record_stop(reason, self.lease.token)
+        except Exception as exc:  # noqa: BLE001 -- for `status` only
+            log.debug("recording the stop: %s", one_line(exc))
         try:  # a standby takes over at its next poll; the runs started here finish under their claimed ticks
             self.lease.release()
             self.lease.leave()
@@ -263,6 +267,7 @@ class Daemon:
             log.warning("could not release the lease: %s", one_line(exc))
         if scheduler is None:
             log.info("stopping (%s): was standing by; stopped cleanly", reason)
+            self._stopped("clean")
             return 0
         running = running_audits()
         # the signal that asked for this stop does not count; any other one means "now"
@@ -292,9 +297,17 @@ class Daemon:
                 log.warning("stopped without waiting (%s): %d run(s) recorded as interrupted%s; %d running "
                             "statement(s) cancelled on the server", why, len(ids), f": {', '.join(ids)}" if ids else "",
                             cancelled)
+                self._stopped("forced")
                 return FORCED_EXIT
         log.info("stopped cleanly")
+        self._stopped("clean")
         return 0
+
+    def _stopped(self, outcome: str) -> None:
+        try:
+            self.lease.stopped(outcome)
+        except Exception as exc:  # noqa: BLE001 -- for `status` only
+            log.debug("recording the stop: %s", one_line(exc))
 
 
 def serve(settings: Settings, *, duration: float | None = None, grace: float = DEFAULT_GRACE_S) -> int:

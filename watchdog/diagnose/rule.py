@@ -15,8 +15,8 @@ when every one of these holds:
    :data:`FDR` (0.1%) per check, ten times below the one false segment per hundred checks diagnosed that
    the diagnosis must not exceed; chance concentrations are left unsaid rather than claimed.
 
-Segments that fail 1 or 2 are not given a p-value (it is taken as 1, which only makes the procedure
-stricter for the others).
+Segments that fail conditions 1 or 2 are not given a p-value (it is taken as 1, which only makes the
+procedure stricter for the others); they still count among the segments tried.
 """
 
 from __future__ import annotations
@@ -86,16 +86,19 @@ def screened(segment: Segment, rows: int, failing: int) -> bool:
     return share_of_failing >= MIN_SHARE and share_of_failing >= MIN_LIFT * share_of_rows
 
 
-def concentrations(segments: list[Segment], rows: int, failing: int) -> list[dict[str, Any]]:
+def concentrations(segments: list[Segment], rows: int, failing: int, tried: int = 0) -> list[dict[str, Any]]:
     """The segments the rule reports (see the module's notes), as the diagnosis writes them, most failing first.
 
-    ``segments`` are every segment tried for one check, ``rows`` and ``failing`` the check's totals."""
+    ``segments`` are the segments measured for one check, ``rows`` and ``failing`` the check's totals; ``tried``
+    is how many segments there are in all (those not measured could not pass conditions 1 and 2 and count
+    with a p-value of 1), at least ``len(segments)``."""
     if not segments or failing <= 0 or rows <= 0:
         return []
     passes = [screened(s, rows, failing) for s in segments]
     p_values = [hypergeom_tail(s.failing, rows, failing, s.rows) if ok else 1.0 for s, ok in zip(segments, passes,
                                                                                                    strict=True)]
-    rejected = benjamini_hochberg(p_values, FDR)
+    p_values += [1.0] * max(0, tried - len(segments))
+    rejected = benjamini_hochberg(p_values, FDR)[:len(segments)]
     found = [s for s, ok, r in zip(segments, passes, rejected, strict=True) if ok and r]
     found.sort(key=lambda s: (-s.failing, s.rows, s.column, _order(s.value)))
     return [{"column": s.column, "value": s.value, "failing": s.failing, "rows": s.rows,

@@ -1,13 +1,15 @@
 """The diagnosis's statements for one table, built with sqlglot; at most three, however many checks fail.
 
-* the **probe** (only when the suite declares no ``segments:``): distinct values of the candidate columns
-  over the first :data:`PROBE_ROWS` rows, to keep the low-cardinality ones;
-* the **segments** statement: one pass over the table grouped by every segment column at once (a CTE),
-  then one ``GROUP BY`` per column over those groups (``UNION ALL``), with every diagnosed check's failing
-  rows as ``SUM(CASE …)`` columns, and the table's row count and timestamp range;
+* the **probe**: distinct values of the segment columns (declared, or candidates from the catalogue) over
+  the first :data:`PROBE_ROWS` rows, to keep the low-cardinality ones and know how many segments are tried;
 * the **failing-rows** statement: the rows failing any of the checks (a CTE of their flags, offending
-  values and timestamps), then per check its most common offending values (with how many distinct ones
-  there are), the first and last timestamp of its failing rows, and the rows it shares with each other check.
+  values, segment columns and timestamps), then per check its most common offending values (with how many
+  distinct ones there are), the first and last timestamp of its failing rows, the combinations of checks
+  the rows fail together (the overlap), and one ``GROUP BY`` per segment column giving every check's
+  failing rows per value as ``SUM`` columns (all over the failing rows only);
+* the **rows** statement: one pass over the table without GROUP BY, counting the rows of just the segments
+  that could be reported (``SUM(CASE …)``; none is needed for a segment without enough failing rows), the
+  rows each check's ``where`` keeps, and the table's timestamp range.
 
 Every check's failing rows are its own :class:`~watchdog.scan.check_types.base.RowFlag` (the check type says
 which rows fail; nothing is re-derived here). Counting happens in the database; only groups come back.
@@ -16,6 +18,9 @@ which rows fail; nothing is re-derived here). Counting happens in the database; 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import date, datetime
+from decimal import Decimal
+from typing import Any
 
 from sqlglot import exp
 
@@ -28,8 +33,10 @@ PROBE_ROWS = 10_000
 MAX_SEGMENT_VALUES = 50
 #: offending values listed per check
 TOP_VALUES = 5
-#: checks of one table whose shared rows are counted pairwise
-MAX_OVERLAP_CHECKS = 20
+#: ``wd_which`` of the rows giving each combination of failing checks and its rows (for the overlap)
+PATTERNS = -1000
+#: combinations of failing checks read, at most (beyond: no overlap is said)
+MAX_PATTERNS = 2000
 
 
 def _n(value: int) -> exp.Expr:
@@ -109,92 +116,71 @@ def probe(table: str, columns: list[str], dialect: str) -> str:
     return query.sql(dialect=dialect, copy=False)
 
 
+def _equals(col: Column, value: Any, dialect: str) -> exp.Expr:
+    """The column holds ``value`` (a value the database returned), compared as the grouping compared it."""
+    if value is None:
+        return exp.Is(this=col.raw(), expression=exp.Null())
+    if isinstance(value, (datetime, date)):
+        literal: exp.Expr = exp.Literal.string(value.isoformat(sep=" ") if isinstance(value, datetime)
+                                               else value.isoformat())
+    elif isinstance(value, Decimal):
+        literal = exp.Literal.number(str(value))
+    else:
+        literal = sqlbuild.literal(value)
+    exact = col.exact(dialect)
+    if exact is not None:
+        return exp.EQ(this=exact, expression=sqlbuild.exact(literal, dialect, col.kind))
+    return exp.EQ(this=col.raw(), expression=literal)
+
+
 @dataclass
-class SegmentsLayout:
-    """How to read the segments statement's rows: ``wd_which`` is -1 for the totals row, else the column's index."""
+class RowsLayout:
+    """The denominators statement: its one row holds, in order, the table's rows, each scoped check's rows, each
+    segment's rows, each (scoped check, segment)'s rows, then the first and last timestamp."""
 
     sql: str
-    segments: list[Column]
-    checks: int
-    scoped: list[bool]
-    timestamp: bool
-    max_rows: int
-
-    def value_at(self, j: int) -> int:
-        return 1 + j
-
-    def rows_at(self) -> int:
-        return 1 + len(self.segments)
-
-    def failing_at(self, i: int) -> int:
-        return 2 + len(self.segments) + i
+    scoped: list[int]
+    segments: list[tuple[int, Any]]
 
     def scope_at(self, i: int) -> int:
-        return 2 + len(self.segments) + self.checks + i
+        return 1 + self.scoped.index(i)
+
+    def segment_at(self, k: int, i: int | None = None) -> int:
+        base = 1 + len(self.scoped) + len(self.segments)
+        if i is None or i not in self.scoped:
+            return 1 + len(self.scoped) + k
+        return base + self.scoped.index(i) * len(self.segments) + k
 
     def time_at(self) -> int:
-        return 2 + len(self.segments) + 2 * self.checks
+        return 1 + len(self.scoped) + len(self.segments) * (1 + len(self.scoped))
 
 
-def segments(table: str, flags: list[RowFlag], columns: list[Column], timestamp: str | None,
-             dialect: str) -> SegmentsLayout:
-    checks = len(flags)
-    scoped = [f.scope is not None for f in flags]
-    inner: list[exp.Expr] = []
-    group: list[exp.Expr] = []
-    for j, col in enumerate(columns):
-        exact = col.exact(dialect)
-        if exact is not None:
-            inner.append(exp.alias_(exact.copy(), f"wd_e{j}", copy=False))
-            inner.append(exp.alias_(exp.Min(this=col.raw()), f"wd_s{j}", copy=False))
-            group.append(exact)
-        else:
-            inner.append(exp.alias_(col.raw(), f"wd_s{j}", copy=False))
-            group.append(col.raw())
-    inner.append(exp.alias_(sqlbuild.count_star(), "wd_n", copy=False))
-    for i, flag in enumerate(flags):
-        inner.append(exp.alias_(exp.Sum(this=_flag(flag.condition.copy())), f"wd_f{i}", copy=False))
-    for i, flag in enumerate(flags):
-        scope = flag.scope.copy() if flag.scope is not None else None
-        inner.append(exp.alias_(exp.Sum(this=_flag(scope)) if scope is not None else _n(0), f"wd_in{i}", copy=False))
+def rows(table: str, flags: list[RowFlag], columns: list[Column], segments: list[tuple[int, Any]],
+         timestamp: str | None, dialect: str) -> RowsLayout:
+    """One pass over the table, no GROUP BY (conditional counts only): its rows, the rows each scoped check
+    looks at, the rows of each segment (``(column index, value)``), alone and within each scope, its time range."""
+    scoped = [i for i, f in enumerate(flags) if f.scope is not None]
+    items: list[exp.Expr] = [sqlbuild.count_star()]
+    items += [exp.Sum(this=_flag(flags[i].scope.copy())) for i in scoped]  # type: ignore[union-attr]
+    items += [exp.Sum(this=_flag(_equals(columns[j], v, dialect))) for j, v in segments]
+    for i in scoped:
+        items += [exp.Sum(this=_flag(exp.and_(exp.Paren(this=flags[i].scope.copy()),  # type: ignore[union-attr]
+                                              _equals(columns[j], v, dialect), copy=False))) for j, v in segments]
     if timestamp:
         ts = sqlbuild.column(timestamp, ROW_ALIAS)
-        inner += [exp.alias_(exp.Min(this=ts.copy()), "wd_t0", copy=False),
-                  exp.alias_(exp.Max(this=ts), "wd_t1", copy=False)]
-    grouped = _from(table, flags).select(*inner, copy=False)
-    if group:
-        grouped = grouped.group_by(*group, copy=False)
-
-    def sums() -> list[exp.Expr]:
-        out: list[exp.Expr] = [exp.Sum(this=exp.column("wd_n"))]
-        out += [exp.Sum(this=exp.column(f"wd_f{i}")) for i in range(checks)]
-        out += [exp.Sum(this=exp.column(f"wd_in{i}")) for i in range(checks)]
-        return out
-
-    times = [exp.Min(this=exp.column("wd_t0")), exp.Max(this=exp.column("wd_t1"))] if timestamp else []
-    totals = exp.select(*_named(_n(-1), *[_typed_null(f"wd_s{j}", "wd_g", dialect) for j in range(len(columns))],
-                               *sums(), *times), copy=False).from_("wd_g", copy=False)
-    branches: list[exp.Expr] = [totals]
-    for j, col in enumerate(columns):
-        shown: exp.Expr = exp.column(f"wd_s{j}")
-        key: exp.Expr = exp.column(f"wd_s{j}")
-        if col.exact(dialect) is not None:
-            shown, key = exp.Min(this=shown), exp.column(f"wd_e{j}")
-        values = [shown if k == j else _null() for k in range(len(columns))]
-        branch = (exp.select(*_named(_n(j), *values, *sums(), *[_null() for _ in times]), copy=False)
-                  .from_("wd_g", copy=False).group_by(key, copy=False).limit(MAX_SEGMENT_VALUES + 1, copy=False))
-        branches.append(_wrap(branch, f"wd_b{j}", dialect))
-    query = _union(branches)
-    assert isinstance(query, (exp.Select, exp.Union))
-    query = query.with_("wd_g", as_=grouped, copy=False)
-    return SegmentsLayout(query.sql(dialect=dialect, copy=False), columns, checks, scoped, bool(timestamp),
-                          1 + len(columns) * (MAX_SEGMENT_VALUES + 1))
+        items += [exp.Min(this=ts.copy()), exp.Max(this=ts)]
+    query = (exp.select(*_named(*items), copy=False)
+             .from_(sqlbuild.table(table, alias=ROW_ALIAS), copy=False))
+    return RowsLayout(query.sql(dialect=dialect, copy=False), scoped, segments)
 
 
 @dataclass
 class FailingLayout:
     """How to read the failing-rows statement: the totals row (``wd_which`` -1) holds every check's first/last
-    timestamp and the shared rows of each pair; check ``i``'s value rows (``wd_which`` i) its values."""
+    timestamp and each check's failing rows; check ``i``'s value rows (``wd_which`` i) its values; segment
+    column ``j``'s rows (``wd_which`` -2 - j) each check's failing rows per value of the column; the pattern
+    rows (``wd_which`` :data:`PATTERNS`) each combination of failing checks (0/1 in the failing slots) and
+    its rows."""
 
     sql: str
     checks: int
@@ -202,6 +188,7 @@ class FailingLayout:
     timestamp: bool
     pairs: list[tuple[int, int]] = field(default_factory=list)
     max_rows: int = 0
+    segments: list[Column] = field(default_factory=list)
 
     def value_slots(self) -> list[list[int]]:
         slots, at = [], 1
@@ -223,6 +210,13 @@ class FailingLayout:
     def pair_at(self, p: int) -> int:
         return 3 + self.width_values + (2 * self.checks if self.timestamp else 0) + p
 
+    def segment_value_at(self, j: int) -> int:
+        return 3 + self.width_values + (2 * self.checks if self.timestamp else 0) + len(self.pairs) + j
+
+    def segment_failing_at(self, i: int) -> int:
+        """Check ``i``'s failing rows: in the totals row all of them, in a segment row those of the segment."""
+        return self.segment_value_at(len(self.segments)) + i
+
 
 def _sort_key(expr: exp.Expr, col: Column, dialect: str) -> list[exp.Ordered]:
     """NULLs first, then the value compared by code point on every database."""
@@ -232,65 +226,95 @@ def _sort_key(expr: exp.Expr, col: Column, dialect: str) -> list[exp.Ordered]:
     return [nulls, exp.Ordered(this=expr)]
 
 
-def failing(table: str, flags: list[RowFlag], values: list[list[Column]], timestamp: str | None,
-            dialect: str) -> FailingLayout:
-    checks = len(flags)
-    pairs = [(a, b) for a in range(min(checks, MAX_OVERLAP_CHECKS)) for b in range(a + 1, min(checks,
-                                                                                            MAX_OVERLAP_CHECKS))]
+def _grouped(name: str, exact_name: str, col: Column, dialect: str) -> tuple[exp.Expr, exp.Expr]:
+    """(the value shown, the grouping key) of a CTE column: MySQL groups text by its bytes and shows one value."""
+    if col.exact(dialect) is not None:
+        return exp.Min(this=exp.column(name)), exp.column(exact_name)
+    return exp.column(name), exp.column(name)
+
+
+def _rows_cte(table: str, flags: list[RowFlag], values: list[list[Column]], timestamp: str | None,
+              segments: list[Column], dialect: str) -> exp.Select:
+    """The rows failing any check: each check's flag, offending values, segment columns and timestamp."""
     inner: list[exp.Expr] = [exp.alias_(_flag(f.condition.copy()), f"wd_f{i}", copy=False) for i, f in enumerate(flags)]
-    for i, cols in enumerate(values):
-        for p, col in enumerate(cols):
-            inner.append(exp.alias_(col.raw(), f"wd_v{i}_{p}", copy=False))
-            exact = col.exact(dialect)
-            if exact is not None:
-                inner.append(exp.alias_(exact, f"wd_x{i}_{p}", copy=False))
+    named = [(f"wd_v{i}_{p}", f"wd_x{i}_{p}", col) for i, cols in enumerate(values) for p, col in enumerate(cols)]
+    named += [(f"wd_s{j}", f"wd_e{j}", col) for j, col in enumerate(segments)]
+    for name, exact_name, col in named:
+        inner.append(exp.alias_(col.raw(), name, copy=False))
+        exact = col.exact(dialect)
+        if exact is not None:
+            inner.append(exp.alias_(exact, exact_name, copy=False))
     if timestamp:
         inner.append(exp.alias_(sqlbuild.column(timestamp, ROW_ALIAS), "wd_ts", copy=False))
     any_fails = exp.or_(*[exp.Paren(this=f.condition.copy()) for f in flags], copy=False)
-    rows = _from(table, flags).select(*inner, copy=False).where(any_fails, copy=False)
+    return _from(table, flags).select(*inner, copy=False).where(any_fails, copy=False)
+
+
+def _on(i: int) -> exp.Expr:
+    return exp.EQ(this=exp.column(f"wd_f{i}"), expression=_n(1))
+
+
+def _nulls(n: int) -> list[exp.Expr]:
+    return [_null() for _ in range(n)]
+
+
+def failing(table: str, flags: list[RowFlag], values: list[list[Column]], timestamp: str | None,
+            dialect: str, segments: list[Column] | None = None) -> FailingLayout:
+    checks = len(flags)
+    segments = segments or []
+    pairs: list[tuple[int, int]] = []  # shared rows come from the flag patterns (see below)
     width = sum(len(v) for v in values)
-
-    def on(i: int) -> exp.Expr:
-        return exp.EQ(this=exp.column(f"wd_f{i}"), expression=_n(1))
-
     times: list[exp.Expr] = []
     if timestamp:
         for i in range(checks):
-            when = exp.Case(ifs=[exp.If(this=on(i), true=exp.column("wd_ts"))])
+            when = exp.Case(ifs=[exp.If(this=_on(i), true=exp.column("wd_ts"))])
             times += [exp.Min(this=when), exp.Max(this=when.copy())]
-    shared = [exp.Sum(this=_flag(exp.and_(on(a), on(b), copy=False))) for a, b in pairs]
+    shared = [exp.Sum(this=_flag(exp.and_(_on(a), _on(b), copy=False))) for a, b in pairs]
+
+    def fails() -> list[exp.Expr]:
+        return [exp.Sum(this=exp.column(f"wd_f{i}")) for i in range(checks)]
+
     # COUNT(*) (rows failing any check) makes the totals one row, whatever else it holds
     slots = [_typed_null(f"wd_v{i}_{p}", "wd_rows", dialect) for i, cols in enumerate(values) for p in range(len(cols))]
-    totals = exp.select(*_named(_n(-1), *slots, sqlbuild.count_star(), _null(), *times, *shared), copy=False
-                        ).from_("wd_rows", copy=False)
+    seg_slots = [_typed_null(f"wd_s{j}", "wd_rows", dialect) for j in range(len(segments))]
+    totals = exp.select(*_named(_n(-1), *slots, sqlbuild.count_star(), _null(), *times, *shared, *seg_slots, *fails()),
+                        copy=False).from_("wd_rows", copy=False)
     branches: list[exp.Expr] = [totals]
     at = 0
     for i, cols in enumerate(values):
         if not cols:
             continue
-        shown: list[exp.Expr] = []
-        keys: list[exp.Expr] = []
+        grouped = [_grouped(f"wd_v{i}_{p}", f"wd_x{i}_{p}", col, dialect) for p, col in enumerate(cols)]
         order: list[exp.Ordered] = [exp.Ordered(this=sqlbuild.count_star(), desc=True)]
-        for p, col in enumerate(cols):
-            raw = exp.column(f"wd_v{i}_{p}")
-            if col.exact(dialect) is not None:
-                key = exp.column(f"wd_x{i}_{p}")
-                shown.append(exp.Min(this=raw))
-                keys.append(key)
-                order += _sort_key(key.copy(), col, dialect)
-            else:
-                shown.append(raw)
-                keys.append(raw.copy())
-                order += _sort_key(raw.copy(), col, dialect)
-        cells = [_null() for _ in range(at)] + shown + [_null() for _ in range(width - at - len(cols))]
+        for (_, key), col in zip(grouped, cols, strict=True):
+            order += _sort_key(key.copy(), col, dialect)
+        cells = _nulls(at) + [shown for shown, _ in grouped] + _nulls(width - at - len(cols))
         branch = (exp.select(*_named(_n(i), *cells, sqlbuild.count_star(), exp.Window(this=sqlbuild.count_star()),
-                                    *[_null() for _ in times], *[_null() for _ in shared]), copy=False)
-                  .from_("wd_rows", copy=False).where(on(i), copy=False).group_by(*keys, copy=False)
+                                    *_nulls(len(times) + len(shared) + len(segments) + checks)), copy=False)
+                  .from_("wd_rows", copy=False).where(_on(i), copy=False)
+                  .group_by(*[key for _, key in grouped], copy=False)
                   .order_by(*order, copy=False).limit(TOP_VALUES, copy=False))
         branches.append(_wrap(branch, f"wd_b{i}", dialect))
         at += len(cols)
+    for j, col in enumerate(segments):
+        shown, key = _grouped(f"wd_s{j}", f"wd_e{j}", col, dialect)
+        cells = [shown if k == j else _null() for k in range(len(segments))]
+        branch = (exp.select(*_named(_n(-2 - j), *_nulls(width + 2 + len(times) + len(shared)), *cells, *fails()),
+                             copy=False)
+                  .from_("wd_rows", copy=False).group_by(key, copy=False).limit(MAX_SEGMENT_VALUES + 1, copy=False))
+        branches.append(_wrap(branch, f"wd_g{j}", dialect))
+    if checks > 1:  # one row per combination of failing checks, with its rows: the overlap of every pair
+        flags_now = [exp.column(f"wd_f{i}") for i in range(checks)]
+        branch = (exp.select(*_named(_n(PATTERNS), *_nulls(width), sqlbuild.count_star(), _null(),
+                                    *_nulls(len(times) + len(shared) + len(segments)), *flags_now), copy=False)
+                  .from_("wd_rows", copy=False).group_by(*[f.copy() for f in flags_now], copy=False)
+                  .limit(MAX_PATTERNS + 1, copy=False))
+        branches.append(_wrap(branch, "wd_p", dialect))
     query = _union(branches)
     assert isinstance(query, (exp.Select, exp.Union))
-    query = query.with_("wd_rows", as_=rows, copy=False)
+    rows_cte = _rows_cte(table, flags, values, timestamp, segments, dialect)
+    materialized = True if dialect in ("sqlite", "strictsqlite", "postgres") else None  # read by every member
+    query = query.with_("wd_rows", as_=rows_cte, materialized=materialized, copy=False)
     return FailingLayout(query.sql(dialect=dialect, copy=False), checks, values, bool(timestamp), pairs,
-                         1 + TOP_VALUES * len(values))
+                         2 + TOP_VALUES * len(values) + (MAX_SEGMENT_VALUES + 1) * len(segments) + MAX_PATTERNS,
+                         segments)

@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from watchdog.findings import FindingsDoc
 from watchdog.report import render_markdown
@@ -29,27 +29,44 @@ class CheckProse(BaseModel):
 
 
 class Prose(BaseModel):
-    """What the model writes in program mode."""
+    """What the model writes in program mode. ``checks`` is answered as an object keyed by check name (what the
+    schema asks for: every name required, each once); a list of entries with a ``name`` is read too."""
 
     summary: str = ""
     priorities: list[str] = Field(default_factory=list)
     checks: list[CheckProse] = Field(default_factory=list)
 
+    @field_validator("checks", mode="before")
+    @classmethod
+    def _keyed(cls, value: Any) -> Any:
+        if isinstance(value, dict):
+            return [{"name": k, **(v if isinstance(v, dict) else {})} for k, v in value.items()]
+        return value
+
     def by_name(self) -> dict[str, CheckProse]:
         return {c.name.strip("` "): c for c in self.checks}
 
 
-def prose_schema(names: list[str], keys: tuple[str, ...] = ("summary", "priorities", "checks")) -> dict[str, Any]:
-    """The JSON schema sent as ``response_format`` (a grammar on llama.cpp: names can only be real checks)."""
-    def strings(most: int) -> dict[str, Any]:  # bounded: a small model otherwise repeats a line to the cap
-        return {"type": "array", "items": {"type": "string", "minLength": 8, "maxLength": 300},
-                "minItems": 1, "maxItems": most}
+def prose_schema(names: list[str], keys: tuple[str, ...] = ("summary", "priorities", "checks"), *,
+                 most: int = 2, choices: dict[str, tuple[list[str], list[str]]] | None = None) -> dict[str, Any]:
+    """The JSON schema sent as ``response_format`` (a grammar on llama.cpp). ``checks`` is an object whose keys
+    are exactly ``names``, all required: the answer can only name real checks, and must give each one once.
+    With ``choices`` (``llm.causes: choose``), each check's causes and fixes are one of its candidates (an enum)."""
+    def strings(fewest: int, top: int, enum: list[str] | None = None) -> dict[str, Any]:  # bounded: a small
+        item: dict[str, Any] = {"type": "string", "enum": enum} if enum else \
+            {"type": "string", "minLength": 12, "maxLength": 160}  # model otherwise repeats to the cap
+        # one choice each: a small model asked for up to two choices gives the same one twice
+        return {"type": "array", "items": item, "minItems": fewest, "maxItems": 1 if enum else top}
 
-    check = {"type": "object", "additionalProperties": False, "required": ["name", "causes", "fixes"],
-             "properties": {"name": {"type": "string", **({"enum": names} if names else {})},
-                            "causes": strings(3), "fixes": strings(3)}}
-    props = {"summary": {"type": "string", "minLength": 20, "maxLength": 800}, "priorities": strings(5),
-             "checks": {"type": "array", "items": check, "maxItems": len(names)}}  # none when every check passed
+    def entry(name: str) -> dict[str, Any]:
+        causes, fixes = (choices or {}).get(name, ([], []))
+        return {"type": "object", "additionalProperties": False, "required": ["causes", "fixes"],
+                "properties": {"causes": strings(1, most, causes or None), "fixes": strings(1, most, fixes or None)}}
+
+    props = {"summary": {"type": "string", "minLength": 30, "maxLength": 400}, "priorities": strings(1, 3),
+             "checks": {"type": "object", "additionalProperties": False, "required": list(names),
+                        "properties": {n: entry(n) for n in names}}}
+    keys = tuple(k for k in keys if k != "checks" or names)  # none when every check passed
     schema = {"type": "object", "additionalProperties": False, "required": list(keys),
               "properties": {k: props[k] for k in keys}}
     return {"type": "json_schema", "json_schema": {"name": "report_prose", "strict": True, "schema": schema}}
@@ -139,72 +156,6 @@ def prose_parts(prose: Prose, parts: list[str]) -> Prose:
     return Prose(summary=prose.summary if "summary" in parts else "",
                  priorities=prose.priorities if "priorities" in parts else [],
                  checks=[c for c in prose.checks if c.name.strip("` ") in names])
-
-
-_WORD = re.compile(r"[a-z0-9']+")
-
-
-def _shingles(text: str, n: int = 5) -> set[tuple[str, ...]]:
-    words = _WORD.findall(text.lower())
-    return {tuple(words[i:i + n]) for i in range(len(words) - n + 1)}
-
-
-def echoes(text: str, instructions: str) -> bool:
-    """The text repeats five words in a row of what it was told (small models copy their instructions)."""
-    return bool(_shingles(text) & _shingles(instructions))
-
-
-def missing_prose(prose: Prose, names: list[str], instructions: str = "") -> list[tuple[str, str]]:
-    """(part, issue) for an empty or echoed summary, and every problem check without likely causes or suggested
-    fixes (lines that only repeat the instructions do not count)."""
-    def real(lines: list[str]) -> list[str]:
-        return [x for x in lines if x.strip() and not (instructions and echoes(x, instructions))]
-
-    out: list[tuple[str, str]] = []
-    if not real([prose.summary]):
-        out.append(("summary", "The summary is empty or repeats the instructions: write two or three sentences "
-                               "of your own on what matters most in these findings."))
-    have = prose.by_name()
-    copied = {kind: _shared_lines([getattr(have[n], kind) for n in names if n in have]) for kind in ("causes", "fixes")}
-    for name in names:
-        entry = have.get(name)
-        for kind, issue in (("causes", "has no likely causes"), ("fixes", "has no suggested fixes")):
-            lines = real(getattr(entry, kind)) if entry is not None else []
-            own = [x for x in lines if _norm(x) not in copied[kind]]
-            if lines and not own:
-                out.append((f"checks.{name}", f"`{name}` {issue} of its own: the same line is given for "
-                                              f"{copied[kind][_norm(lines[0])]} checks; write ones specific to it."))
-            elif not own:
-                what = "two or three specific ones" if kind == "causes" else "two or three concrete ones"
-                out.append((f"checks.{name}", f"`{name}` {issue}: give {what}."))
-    return out + _not_problems(prose, names)
-
-
-def _not_problems(prose: Prose, names: list[str]) -> list[tuple[str, str]]:
-    """Causes and fixes given for a check that is not a problem (it passed, or no check has that name): the
-    model is writing about trouble the findings do not show, so its summary and priorities are sent back."""
-    extra = [n for n in prose.by_name() if n not in names]
-    if not extra:
-        return []
-    listed = ", ".join(f"`{n}`" for n in extra[:5])
-    problems = (f"only {len(names)} of the checks failed, warned or errored" if names
-                else "no check failed, warned or errored")
-    return [("summary", f"The answer gives causes and fixes for {listed}, which is not among the problem checks "
-                        f"({problems}): leave it out, and keep the summary to what the findings show."),
-            ("priorities", "Keep the priorities to the checks that failed, warned or errored.")]
-
-
-def _norm(line: str) -> str:
-    return " ".join(_WORD.findall(line.lower()))
-
-
-def _shared_lines(per_check: list[list[str]], most: int = 3) -> dict[str, int]:
-    """Lines given word for word for ``most`` or more checks (a small model copies one cause to every check)."""
-    count: dict[str, int] = {}
-    for lines in per_check:
-        for key in {_norm(x) for x in lines if x.strip()}:
-            count[key] = count.get(key, 0) + 1
-    return {k: n for k, n in count.items() if n >= most}
 
 
 def part_texts(prose: Prose) -> dict[str, str]:

@@ -41,11 +41,16 @@ def _healthy(base: str) -> bool:
         return False
 
 
+def model_path(local: LocalModel, root: Path) -> Path:
+    """The GGUF file ``llm.local.model`` names (relative to the config's folder)."""
+    given = Path(local.model).expanduser()
+    return given if given.is_absolute() else (root / given).expanduser()
+
+
 @contextmanager
 def local_server(local: LocalModel, root: Path) -> Iterator[str]:
     """Serve ``local.model`` on a free loopback port; yield the OpenAI base URL; stop the server afterwards."""
-    model = (root / local.model).expanduser() if not Path(local.model).expanduser().is_absolute() \
-        else Path(local.model).expanduser()
+    model = model_path(local, root)
     if not model.is_file():
         raise LocalModelError(f"llm.local.model: no such file {model} (bring a GGUF file; nothing is downloaded)")
     try:

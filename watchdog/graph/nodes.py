@@ -17,7 +17,7 @@ from typing import Any, Literal
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langchain_core.tools import BaseTool
 
-from watchdog.graph import compose, prompts
+from watchdog.graph import asks, compose, prompts
 from watchdog.graph.models import Call, Limits, LLMUnavailable, Models, invoke
 from watchdog.graph.state import ReportState
 from watchdog.graph.tools import build_tool_loop, loop_recursion_limit
@@ -53,9 +53,11 @@ def failed(step: str, role: str, state: ReportState, exc: LLMUnavailable) -> dic
             "trail": [entry(step, state, error=str(exc), tokens=tokens, attempts=exc.attempts)]}
 
 
-def messages_for(state: ReportState, request: str) -> list[BaseMessage]:
-    """Every call: the shared findings block first (the same for all roles), then the role's request."""
-    return [SystemMessage(prompts.shared_system(state["findings"])), HumanMessage(request)]
+def messages_for(config: LLMConfig, state: ReportState, request: str) -> list[BaseMessage]:
+    """Every call: the shared findings block first (the same for all roles and rounds of a run), then the role's
+    request. Choosing causes among candidates, the model needs no sample rows: the block leaves them out."""
+    samples = not (config.table == "program" and config.causes == "choose")
+    return [SystemMessage(prompts.shared_system(state["findings"], samples=samples)), HumanMessage(request)]
 
 
 def with_format(model: Any, response_format: dict[str, Any]) -> Any:
@@ -75,7 +77,7 @@ def _tokens_entry(role: str, result: Call) -> dict[str, Any]:
 
 def plan(state: ReportState, deps: GraphDeps) -> dict[str, Any]:
     try:
-        result = deps.call(deps.models.planner, messages_for(state, prompts.planner_request(
+        result = deps.call(deps.models.planner, messages_for(deps.config, state, prompts.planner_request(
             state.get("failure_context"))))
     except LLMUnavailable as exc:
         return failed("plan", "planner", state, exc)
@@ -90,7 +92,8 @@ def write(state: ReportState, deps: GraphDeps) -> dict[str, Any]:
         return write_prose(state, deps)
     cfg = deps.config
     loop = build_tool_loop(deps.models.specialist, deps.tools, cfg.tool_budget, deps.call)
-    messages = messages_for(state, prompts.writer_request(state.get("outline"), state.get("failure_context")))
+    request = prompts.writer_request(state.get("outline"), state.get("failure_context"))
+    messages = messages_for(deps.config, state, request)
     start = time.monotonic()
     try:
         # the loop keeps no checkpoints of its own (the write node is the unit of resumption);
@@ -106,16 +109,19 @@ def write(state: ReportState, deps: GraphDeps) -> dict[str, Any]:
     finish = (getattr(last, "response_metadata", None) or {}).get("finish_reason")
     tokens = out.get("tokens", {})
     return {"draft": draft, "draft_finish": finish, "fix_round": 0, "review_pending": False, "tokens": tokens,
+            "last_answer": str(last.content or ""), "repeated": False,
             "trail": [entry("write", state, draft=draft, finish_reason=finish, tool_calls=out.get("tool_calls", 0),
                             tokens=tokens, latency_s=round(time.monotonic() - start, 3))]}
 
 
 def write_prose(state: ReportState, deps: GraphDeps) -> dict[str, Any]:
     names = prompts.problem_names(state["findings"])
-    request = prompts.writer_request(state.get("outline"), state.get("failure_context"), prose=True, names=names)
+    choose = deps.config.causes == "choose"
+    request = prompts.writer_request(state.get("outline"), state.get("failure_context"), prose=True, names=names,
+                                     choose=choose)
+    schema = compose.prose_schema(names, choices=choices_for(state) if choose else None)
     try:
-        result = deps.call(with_format(deps.models.specialist, compose.prose_schema(names)),
-                           messages_for(state, request))
+        result = deps.call(with_format(deps.models.specialist, schema), messages_for(deps.config, state, request))
     except LLMUnavailable as exc:
         return failed("write", "specialist", state, exc)
     raw = str(result.message.content or "")
@@ -123,7 +129,16 @@ def write_prose(state: ReportState, deps: GraphDeps) -> dict[str, Any]:
     draft = _assembled(state, prose) if prose is not None else raw
     return {"draft": draft, "draft_finish": result.finish_reason, "prose": prose.model_dump() if prose else None,
             "fix_round": 0, "review_pending": False, "tokens": {"specialist": result.usage},
+            "last_answer": raw, "repeated": False,
             "trail": [entry("write", state, draft=draft, answer=raw, **_tokens_entry("specialist", result))]}
+
+
+def choices_for(state: ReportState) -> dict[str, tuple[list[str], list[str]]]:
+    """``llm.causes: choose``: each problem check's candidate causes and fixes."""
+    from watchdog.graph.candidates import candidates
+
+    return {str(f["name"]): candidates(f) for f in state["findings"].get("findings", [])
+            if f.get("status") in ("fail", "warn", "error")}
 
 
 def _assembled(state: ReportState, prose: compose.Prose) -> str:
@@ -144,54 +159,52 @@ def fix(state: ReportState, deps: GraphDeps) -> dict[str, Any]:
     flagged = list(range(len(parts))) if whole else compose.flagged_sections(parts, bad)
     request = prompts.fix_request("".join(parts[i] for i in flagged).strip() or draft, issues)
     try:
-        result = deps.call(deps.models.specialist, messages_for(state, request))
+        result = deps.call(deps.models.specialist, messages_for(deps.config, state, request))
     except LLMUnavailable as exc:
         return failed("fix", "specialist", state, exc)
     answer = str(result.message.content or "")
     new = compose.splice(parts, flagged, answer) if parts else compose.unwrap(answer)
     return {"draft": new, "draft_finish": result.finish_reason, "fix_round": state.get("fix_round", 0) + 1,
-            "tokens": {"specialist": result.usage},
-            "trail": [entry("fix", state, issues=issues, sections=len(flagged), of_sections=len(parts), draft=new,
-                            **_tokens_entry("specialist", result))]}
+            "tokens": {"specialist": result.usage}, **_answer(state, answer),
+            "trail": [entry("fix", state, issues=issues, sections=len(flagged), of_sections=len(parts), answer=answer,
+                            draft=new, **_tokens_entry("specialist", result))]}
 
 
 def fix_prose(state: ReportState, deps: GraphDeps, issues: list[str]) -> dict[str, Any]:
+    """Ask only for what is missing or wrong, by name, with a schema that requires exactly those parts."""
     names = prompts.problem_names(state["findings"])
-    old = compose.Prose.model_validate(state["prose"]) if state.get("prose") else None
-    parts = state.get("flagged") or []
-    if old is None or not parts:  # nothing usable yet: the whole JSON again
-        parts = ["summary", "priorities", *(f"checks.{n}" for n in names)]
-        old = old or compose.Prose()
-    keys = tuple(k for k in ("summary", "priorities") if k in parts) + ("checks",)
-    flagged_names = [p.removeprefix("checks.") for p in parts if p.startswith("checks.")]
-    sent = compose.prose_parts(old, parts).model_dump(include=set(keys))
-    request = prompts.fix_request(_dumps(sent), issues, prose=True)
+    old = compose.Prose.model_validate(state["prose"]) if state.get("prose") else compose.Prose()
+    pointed = [(p, m) for p, m in state.get("issue_parts") or []]
+    ask = asks.ask_for(state.get("flagged") or [] if state.get("prose") else [], pointed, names,
+                       choices_for(state) if deps.config.causes == "choose" else None)
     try:
-        result = deps.call(with_format(deps.models.specialist, compose.prose_schema(flagged_names or names, keys)),
-                           messages_for(state, request))
+        result = deps.call(with_format(deps.models.specialist, ask.schema),
+                           messages_for(deps.config, state, prompts.fix_prose_request(ask.lines)))
     except LLMUnavailable as exc:
         return failed("fix", "specialist", state, exc)
     raw = str(result.message.content or "")
     new, _ = compose.parse_prose(raw)
-    prose = compose.merge_prose(old, new, parts) if new is not None else old
+    prose = compose.merge_prose(old, new, ask.parts) if new is not None else old
     prose.checks = [c for c in prose.checks if c.name.strip("` ") in names]  # only problem checks have entries
     draft = _assembled(state, prose)
     return {"draft": draft, "draft_finish": result.finish_reason, "prose": prose.model_dump(),
             "fix_round": state.get("fix_round", 0) + 1, "tokens": {"specialist": result.usage},
-            "trail": [entry("fix", state, issues=issues, parts=parts, answer=raw, draft=draft,
+            **_answer(state, raw),
+            "trail": [entry("fix", state, issues=issues, parts=ask.parts, asked=ask.lines, answer=raw, draft=draft,
                             **_tokens_entry("specialist", result))]}
 
 
-def _dumps(obj: Any) -> str:
-    import json
-
-    return json.dumps(obj, ensure_ascii=False, indent=1)
+def _answer(state: ReportState, raw: str) -> dict[str, Any]:
+    """The answer kept for the next round, and whether it is the previous round's again (word for word)."""
+    same = " ".join(raw.split()) == " ".join((state.get("last_answer") or "").split())
+    return {"last_answer": raw, "repeated": bool(raw.strip()) and same}
 
 
 def replan(state: ReportState) -> dict[str, Any]:
     context = "\n".join(f"- {issue}" for issue in state.get("issues") or [])
     return {"replans": state.get("replans", 0) + 1, "fix_round": 0, "failure_context": context,
-            "outline": None, "prose": None, "flagged": [], "trail": [entry("replan", state, failure_context=context)]}
+            "outline": None, "prose": None, "flagged": [], "last_answer": None,
+            "trail": [entry("replan", state, failure_context=context)]}
 
 
 def finalize(state: ReportState) -> dict[str, Any]:
@@ -199,12 +212,13 @@ def finalize(state: ReportState) -> dict[str, Any]:
 
 
 def fallback(state: ReportState) -> dict[str, Any]:
+    rounds = f"{state.get('fix_round', 0)} fix round(s) and {state.get('replans', 0)} re-plan(s)"
     if state.get("llm_error"):
         reason = f"the model endpoint failed: {state['llm_error']}"
+    elif state.get("repeated"):
+        reason = f"the model repeated itself: fix round {state.get('fix_round', 0)} answered word for word as before"
     else:
-        issues = state.get("issues") or []
-        reason = (f"the LLM draft failed verification after {state.get('fix_round', 0)} fix round(s) and "
-                  f"{state.get('replans', 0)} re-plan(s): " + " ".join(issues[:5]))
+        reason = f"the LLM draft failed verification after {rounds}"
     return {"outcome": "fallback", "fallback_reason": reason, "trail": [entry("fallback", state, reason=reason)]}
 
 
@@ -216,7 +230,13 @@ def route_start(state: ReportState, cfg: LLMConfig) -> Literal["plan", "write"]:
 
 
 def route_after_draft(state: ReportState) -> Literal["evaluate", "fallback"]:
-    return "fallback" if state.get("llm_error") else "evaluate"
+    """A fix that answers word for word as the round before ends the loop (another round would cost as much and
+    answer the same), unless that draft was verified and only a review's wish was pending."""
+    if state.get("llm_error"):
+        return "fallback"
+    if state.get("repeated") and not (state.get("verification") or {}).get("passed"):
+        return "fallback"
+    return "evaluate"
 
 
 def route_after_plan(state: ReportState) -> Literal["write", "fallback"]:

@@ -49,19 +49,24 @@ You may call the `query_database` tool (read-only, a few rows) to look up contex
 never to change anything. Keep tool use to a minimum.
 {REPORT_STRUCTURE}"""
 
+#: the one example entry the program-mode prompt shows (a database of another kind; copying it is caught)
+EXAMPLE = ('"parcels.weight_kg.range": {"causes": ["Depot scales send grams where kilograms are expected."], '
+           '"fixes": ["Convert grams to kilograms when parcels are imported."]}')
+
+#: the example entries earlier prompts showed (recorded answers copy them; a copy is caught wherever it stands)
+FORMER_EXAMPLES = ('{"name": "orders.customer_id.not_null", "causes": ["Guest checkouts create orders without a '
+                   'customer."], "fixes": ["Create a customer record for guest checkouts.", "Add NOT NULL to '
+                   'orders.customer_id once the old rows are fixed."]}')
+
 PROSE = """[role:specialist]
-You are a data-quality specialist. Write the words of the report for the findings above; the counts and the
-table are added by a program. Answer with one JSON object with these keys:
-- "summary": two or three sentences of your own on what matters most in these findings.
-- "priorities": up to five short lines, what to fix first.
-- "checks": one entry for EACH of these checks: {names}. Each entry: "name" (the check's name),
-  "causes" (two or three likely causes of THIS problem in THIS data) and "fixes" (two or three concrete
-  fixes: a SQL constraint, a pipeline change or a process change).
-Example of one entry, for another database: {"name": "orders.customer_id.not_null", "causes": ["Guest checkouts
-create orders without a customer."], "fixes": ["Create a customer record for guest checkouts.",
-"Add NOT NULL to orders.customer_id once the old rows are fixed."]}
-Do not restate counts or percentages. If you mention a number, copy it exactly from the findings. Never call a
-failing check passing. Never copy these instructions into the answer."""
+Write the words of a data-quality report for the findings above, as one JSON object; a program adds the table and
+every number.
+"summary": two or three sentences on what matters most.
+"priorities": up to three short lines, what to fix first.
+"checks": for each of these checks: {names}, "causes" (why THIS check fails in THIS data) and "fixes" (a
+constraint, a pipeline change or a process change).
+Write about the tables and columns of these findings, in your own words, and write no numbers.
+An entry for another database looks like this (do not copy it): {example}"""
 
 EVALUATOR = """[role:evaluator]
 You review a data-quality report written from the findings above, as a strict but fair merge gate.
@@ -76,16 +81,22 @@ what is wrong with each. Rewrite ONLY these parts so that every listed issue is 
 Answer with the rewritten parts only, each starting with its heading line exactly as given, no code fence."""
 
 FIX_PROSE = """[role:specialist]
-You are a data-quality specialist correcting parts of a QA report. Below are the flagged parts (JSON) and what
-is wrong with them. Answer with the same JSON object, only these parts, every listed issue fixed. Do not restate
-counts or percentages; if you mention a number, copy it exactly from the findings."""
+Your JSON answer has parts that are missing or wrong. Answer with one JSON object holding only the parts listed
+below, each written anew for the findings above, in your own words, with no numbers. For a check, "causes" say
+why it fails in this data and "fixes" how to fix it (a constraint, a pipeline change or a process change)."""
+
+CHOOSE = """[role:specialist]
+Write the words of a data-quality report for the findings above, as one JSON object; a program adds the table and
+every number.
+"summary": two or three sentences on what matters most.
+"priorities": up to three short lines, what to fix first.
+"checks": for each of these checks: {names}, choose the "causes" and "fixes" that fit it best among those the
+answer format allows.
+Write about the tables and columns of these findings, in your own words, and write no numbers."""
 
 
 #: what a model's prose must not merely repeat (program mode: echoed instructions do not count as prose)
-INSTRUCTIONS = "\n".join([SHARED_SYSTEM, DIAGNOSIS_RULE, PROSE, FIX_PROSE,
-                          "The summary is empty or repeats the instructions: write two or three sentences of your "
-                          "own on what matters most in these findings. has no likely causes: give two or three "
-                          "specific ones. has no suggested fixes: give two or three concrete ones."])
+INSTRUCTIONS = "\n".join([SHARED_SYSTEM, DIAGNOSIS_RULE, PROSE.replace("{example}", ""), CHOOSE, FIX_PROSE])
 
 
 def _brief(details: dict[str, Any]) -> dict[str, Any]:
@@ -96,30 +107,50 @@ def _brief(details: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def findings_data(findings: dict[str, Any]) -> str:
-    """The findings as delimited data, one check a line: only what the report needs, samples capped."""
-    keep = ("name", "check", "table", "column", "columns", "status", "severity", "params", "failing", "total",
-            "rate", "observed", "details", "sample", "error", "description")
-    rows = [{k: f.get(k) for k in keep if f.get(k) not in (None, [], {})} for f in findings.get("findings", [])]
-    for row, f in zip(rows, findings.get("findings", []), strict=True):
-        if (brief := diagnosis_brief(f)) is not None:
-            row["diagnosis"] = brief
-        if "sample" in row:
-            row["sample"] = row["sample"][:3]
-        if isinstance(row.get("details"), dict):
-            row["details"] = _brief(row["details"])
+#: what a check's line carries: every number the report may state; its rule and two sample rows only when it is a
+#: problem (a small model reads the whole block on every call: a passing check needs only its numbers)
+_PROBLEM_KEYS = ("name", "check", "status", "params", "failing", "total", "rate", "observed", "details", "sample",
+                 "error", "description")
+_PASSING_KEYS = ("name", "check", "status", "failing", "total", "rate", "observed", "details")
+SAMPLE_ROWS = 2
+
+
+def _row(f: dict[str, Any], samples: bool = True) -> dict[str, Any]:
+    keys: tuple[str, ...] = _PASSING_KEYS if f.get("status") == "pass" else _PROBLEM_KEYS
+    if not samples:
+        keys = tuple(k for k in keys if k != "sample")
+    row: dict[str, Any] = {k: f.get(k) for k in keys if f.get(k) not in (None, [], {})}
+    if str(row.get("name", "")).endswith("." + str(row.get("check"))):
+        row.pop("check")  # the name says it
+    if f.get("status") == "pass" and row.get("failing") == 0:
+        row.pop("rate", None)
+    if "sample" in row:
+        row["sample"] = [{k: (v[:60] if isinstance(v, str) else v) for k, v in r.items() if not k.startswith("wd_")}
+                         for r in row["sample"][:SAMPLE_ROWS]]
+    if isinstance(row.get("details"), dict):
+        row["details"] = _brief(row["details"])
+        if not row["details"] or not any(row["details"].values()):
+            row.pop("details")
+    if (brief := diagnosis_brief(f)) is not None:
+        row["diagnosis"] = brief
+    return row
+
+
+def findings_data(findings: dict[str, Any], samples: bool = True) -> str:
+    """The findings as delimited data, one check a line: only what the report needs, samples capped (or none)."""
+    rows = [_row(f, samples) for f in findings.get("findings", [])]
 
     def line(obj: Any) -> str:
-        return json.dumps(obj, ensure_ascii=False, default=str, separators=(", ", ": "))
+        return json.dumps(obj, ensure_ascii=False, default=str, separators=(",", ":"))
 
     head = {"database": findings.get("database"), "summary": findings.get("summary")}
     return "<data>\n" + line(head) + "\nfindings:\n" + "\n".join(line(r) for r in rows) + "\n</data>"
 
 
-def shared_system(findings: dict[str, Any]) -> str:
+def shared_system(findings: dict[str, Any], *, samples: bool = True) -> str:
     """The first message of every call: the same for every role and round (prompt-cache friendly)."""
     diagnosed = any(isinstance(f.get("diagnosis"), dict) for f in findings.get("findings", []))
-    return SHARED_SYSTEM + (" " + DIAGNOSIS_RULE if diagnosed else "") + "\n\n" + findings_data(findings)
+    return SHARED_SYSTEM + (" " + DIAGNOSIS_RULE if diagnosed else "") + "\n\n" + findings_data(findings, samples)
 
 
 def problem_names(findings: dict[str, Any]) -> list[str]:
@@ -135,10 +166,12 @@ def planner_request(failure_context: str | None) -> str:
 
 
 def writer_request(outline: str | None, failure_context: str | None, *, prose: bool = False,
-                   names: list[str] | None = None) -> str:
-    if prose:
-        text = PROSE.replace("{names}", ", ".join(f"`{n}`" for n in names or []) or "(none)")
-        text += "\n\nWrite the JSON for the findings above."
+                   names: list[str] | None = None, choose: bool = False) -> str:
+    if prose and choose:
+        text = CHOOSE.replace("{names}", ", ".join(f"`{n}`" for n in names or []) or "(none)")
+    elif prose:
+        text = PROSE.replace("{names}", ", ".join(f"`{n}`" for n in names or []) or "(none)").replace(
+            "{example}", "{" + EXAMPLE + "}")
     else:
         text = SPECIALIST + "\n\nWrite the data-quality report for the findings above."
     if outline:
@@ -153,10 +186,15 @@ def review_request(draft: str) -> str:
     return EVALUATOR + "\n\nReview this report against the findings above.\n\n<report>\n" + draft + "\n</report>"
 
 
-def fix_request(parts: str, issues: list[str], *, prose: bool = False) -> str:
+def fix_request(parts: str, issues: list[str]) -> str:
     listed = "\n".join(f"- {issue}" for issue in issues)
-    return ((FIX_PROSE if prose else FIX) + "\n\nIssues found:\n" + listed
-            + "\n\nThe parts to rewrite:\n<report>\n" + parts + "\n</report>")
+    return FIX + "\n\nIssues found:\n" + listed + "\n\nThe parts to rewrite:\n<report>\n" + parts + "\n</report>"
+
+
+def fix_prose_request(wanted: list[str]) -> str:
+    """A program-mode fix round: only what is missing or wrong, by name, in plain words (no draft: what was
+    right is kept by the program, what was wrong is said)."""
+    return FIX_PROSE + "\n\n" + "\n".join(f"- {line}" for line in wanted)
 
 
 TOOL_BUDGET_SPENT = "The tool budget is spent: write the complete report now, without calling tools."

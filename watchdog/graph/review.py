@@ -8,15 +8,15 @@ draft is judged on verify_fn alone: it never turns into "the model endpoint fail
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from pydantic import BaseModel, Field
 
-from watchdog.graph import compose, prompts
+from watchdog.graph import asks, compose, prompts
 from watchdog.graph.models import LLMUnavailable
 from watchdog.graph.nodes import GraphDeps, entry, messages_for, with_format
 from watchdog.graph.state import ReportState
+from watchdog.verify.wording import copied_from
 
 
 class Review(BaseModel):
@@ -30,19 +30,6 @@ REVIEW_FORMAT = {"type": "json_schema", "json_schema": {"name": "Review", "stric
     "type": "object", "additionalProperties": False, "required": ["confidence", "issues"],
     "properties": {"confidence": {"type": "number", "minimum": 0, "maximum": 1},
                    "issues": {"type": "array", "items": {"type": "string"}}}}}}
-
-_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+\S", re.M)
-
-
-def draft_problems(draft: str | None) -> list[str]:
-    """Structural problems that make a draft not a report at all (error text, empty answers)."""
-    if not draft or not draft.strip():
-        return ["The draft is empty: write the complete report."]
-    if not _HEADING.search(draft):
-        return ["The draft is not a report: it has no Markdown heading. Write the report with the required "
-                "structure (title, summary, findings table, details)."]
-    return []
-
 
 def structural(state: ReportState, deps: GraphDeps) -> list[tuple[str | None, str]]:
     """(part or None, message) for what makes the draft unusable whatever its numbers say."""
@@ -58,10 +45,18 @@ def structural(state: ReportState, deps: GraphDeps) -> list[tuple[str | None, st
             out.append((None, problem or "The answer is not the JSON object asked for."))
         else:
             prose = compose.Prose.model_validate(state["prose"])
-            told = "\n".join([prompts.INSTRUCTIONS, *(state.get("issues") or [])])  # what the model was told
-            out += list(compose.missing_prose(prose, prompts.problem_names(state["findings"]), told))
+            rules = {str(f["name"]): str(f.get("description") or "") for f in state["findings"].get("findings", [])}
+            out += list(asks.missing_prose(prose, prompts.problem_names(state["findings"]), rules))
         return out
-    return out + [(None, m) for m in draft_problems(draft)]
+    # whether the draft is a report at all is verify_fn's (one verdict with `watchdog verify`); a fix answer that
+    # turned an issue it was sent into a heading of the report is the graph's to see (it knows what it sent)
+    sent = "\n".join(state.get("issues") or []) if state.get("fix_round") else ""
+    for line in draft.split("\n"):
+        heading = line.strip().lstrip("#").strip()
+        if sent and line.lstrip().startswith("#") and len(heading.split()) >= 8 and copied_from(heading, sent, ""):
+            out.append((None, f"The heading {heading[:100]!r} repeats an issue the fix was sent; it is not part of "
+                              f"the report."))
+    return out
 
 
 def locate(state: ReportState, bad: list[dict[str, Any]]) -> list[str]:
@@ -84,7 +79,7 @@ def ask_review(state: ReportState, deps: GraphDeps) -> tuple[dict[str, Any], dic
     cfg = deps.config
     try:
         result = deps.call(with_format(deps.models.evaluator, REVIEW_FORMAT),
-                           messages_for(state, prompts.review_request(state.get("draft") or "")))
+                           messages_for(deps.config, state, prompts.review_request(state.get("draft") or "")))
     except LLMUnavailable as exc:
         return ({"available": False, "passed": None, "mode": cfg.review, "error": str(exc)},
                 {"evaluator": exc.usage} if exc.usage else {})
@@ -127,8 +122,16 @@ def evaluate(state: ReportState, deps: GraphDeps) -> dict[str, Any]:
     update: dict[str, Any] = {"verification": verified, "review_pending": False}
     record: dict[str, Any] = {"verification": verified}
     if deps.config.table == "program":
+        pointed = [(p, m) for p, m in problems]
+        for item in verified["bad"]:
+            if "part" not in item:
+                found = locate(state, [item])
+                own = f"checks.{item.get('finding')}"
+                part = own if own in found else found[0] if len(found) == 1 else None
+                pointed.append((part, item["message"]))
         flagged = [p for p, _ in problems if p] + locate(state, [b for b in verified["bad"] if "part" not in b])
         update["flagged"] = list(dict.fromkeys(flagged)) if not [p for p, _ in problems if p is None] else []
+        update["issue_parts"] = pointed
     if state.get("review") is None and not problems and deps.config.review != "off":
         review, tokens = ask_review(state, deps)
         update.update(review=review, tokens=tokens)

@@ -10,13 +10,14 @@ and :func:`resume_llm_report` continues a run that was killed from its last chec
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from watchdog.errors import WatchdogError
+from watchdog.errors import ReportInterrupted, WatchdogError
 from watchdog.findings import FindingsDoc
 from watchdog.graph.checkpoints import CHECKPOINT_FILE, checkpointer
 from watchdog.graph.graph import build_report_graph
@@ -45,6 +46,7 @@ class LLMReportOutcome:
     verification: Any = None
     review: Any = None
     rounds: list[Any] = field(default_factory=list)
+    issues: list[str] = field(default_factory=list)   # what the last draft still got wrong (all of them)
 
     @property
     def report_path(self) -> Path:
@@ -60,9 +62,38 @@ class LLMReportOutcome:
 
     def record(self) -> dict[str, Any]:
         """The ``llm`` section of audit.json."""
-        return {"outcome": self.outcome, "fallback_reason": self.reason, "models": self.models,
+        return {"outcome": self.outcome, "fallback_reason": self.reason, "issues": self.issues, "models": self.models,
                 "tokens": self.tokens, "fix_rounds": self.fix_rounds, "replans": self.replans,
                 "verification": self.verification, "review": self.review, "rounds": self.rounds}
+
+
+    def banner(self, most_chars: int = 600) -> str:
+        """Why the draft was not delivered, for the top of the deterministic report: the reason in one sentence,
+        how many issues the last draft had, and the first few whole (the full list is in audit.json)."""
+        reason = (self.reason or "the report graph did not finish").rstrip(". ")
+        text = f"Unverified LLM draft not delivered: {reason}."
+        shown = [statement(i) for i in self.issues]
+        if shown:
+            first: list[str] = []
+            for issue in shown:
+                if first and len(text) + sum(len(x) + 1 for x in [*first, issue]) > most_chars:
+                    break
+                first.append(issue)
+            more = f"; the first {len(first)}:" if len(first) < len(shown) else ":"
+            text += f" The last draft had {len(shown)} issue(s){more} " + " ".join(first)
+            if len(first) < len(shown):
+                text += " (all of them are in audit.json)"
+        return text + " This is the deterministic report, complete and correct by construction."
+
+
+_TOLD = re.compile(r"(?:[:;,]\s*|\.\s+|\s+[-–—]\s+)(?:please\s+)?(?:write|give|use|remove|say|leave|keep|make|"
+                   r"correct|rewrite|answer|copy|mention)\s.*$", re.I | re.S)
+
+
+def statement(issue: str) -> str:
+    """An issue as a statement of what is wrong, without what the model was told to do about it."""
+    text = _TOLD.sub("", issue.strip()).rstrip(" .") + "."
+    return text if len(text) > 1 else issue
 
 
 def recursion_limit(config: LLMConfig) -> int:
@@ -90,6 +121,19 @@ def _graph(settings: Settings, models: Models | None, sandbox: Sandbox | None, s
     return build_report_graph(models, verify_fn, saver, config=settings.llm, tools=tools), models
 
 
+def model_names(settings: Settings, models: Models, base_url: str | None) -> dict[str, str]:
+    """What ran, per role: for ``llm.local`` the GGUF file's name and size (the model name sent to a local server
+    means nothing), else the model name each role was called with."""
+    local = settings.llm.local
+    if local is None or base_url is None:
+        return models.names()
+    from watchdog.graph.local import model_path
+
+    path = model_path(local, settings.root)
+    size = path.stat().st_size if path.is_file() else 0
+    return {role: f"{path.name} ({size:,} bytes, llm.local)" for role in models.names()}
+
+
 def run_config(run_id: str, config: LLMConfig) -> dict[str, Any]:
     return {"configurable": {"thread_id": run_id}, "recursion_limit": recursion_limit(config)}
 
@@ -102,8 +146,13 @@ def run_llm_report(doc: FindingsDoc, out_dir: Path, *, settings: Settings, run_i
         graph, models = _graph(settings, models, sandbox, saver, base_url)
         initial = {"run_id": run_id, "findings": doc.to_json_dict(), "out_dir": str(out_dir),
                    "trends": trends}
-        state = graph.invoke(initial, run_config(run_id, settings.llm), durability="sync")
-    return outcome_of(state, models.names())
+        try:
+            state = graph.invoke(initial, run_config(run_id, settings.llm), durability="sync")
+        except ReportInterrupted:
+            raise
+        except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: the checkpoint is there to resume from
+            raise ReportInterrupted(run_id, *exc.args[:1]) from exc
+    return outcome_of(state, model_names(settings, models, base_url))
 
 
 def resume_llm_report(run_id: str, *, settings: Settings, models: Models | None = None,
@@ -120,8 +169,14 @@ def resume_llm_report(run_id: str, *, settings: Settings, models: Models | None 
             return outcome_of(snapshot.values, models.names() if models else settings.llm.models.model_dump())
         with endpoint(settings, models) as base_url:
             graph, models = _graph(settings, models, sandbox, saver, base_url)
-            state = graph.invoke(None, config, durability="sync")
-    return outcome_of(state, models.names())
+            try:
+                state = graph.invoke(None, config, durability="sync")
+            except ReportInterrupted:
+                raise
+            except KeyboardInterrupt as exc:
+                raise ReportInterrupted(run_id, *exc.args[:1]) from exc
+            names = model_names(settings, models, base_url)
+    return outcome_of(state, names)
 
 
 def trail_of(run_id: str, settings: Settings) -> list[dict[str, Any]]:
@@ -167,4 +222,5 @@ def outcome_of(state: dict[str, Any], model_names: dict[str, str]) -> LLMReportO
         final_report=state.get("final_report") if outcome == "verified" else None, draft=state.get("draft"),
         reason=redact(reason) if reason else None, models=model_names, tokens=state.get("tokens", {}),
         fix_rounds=state.get("fix_round", 0), replans=state.get("replans", 0),
-        verification=state.get("verification"), review=state.get("review"), rounds=state.get("trail", []))
+        verification=state.get("verification"), review=state.get("review"), rounds=state.get("trail", []),
+        issues=[redact(i) for i in state.get("issues") or []] if outcome != "verified" else [])

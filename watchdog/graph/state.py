@@ -45,6 +45,9 @@ class ReportState(ReportInput, total=False):
     prose: dict[str, Any] | None      # program mode: the model's parts (summary, priorities, checks)
     issues: list[str]                 # what the next fix must address (verify + review, merged)
     flagged: list[str]                # program mode: the parts the issues point at
+    issue_parts: list[tuple[str | None, str]]  # program mode: (part or None, issue) for the next fix round
+    last_answer: str | None           # the model's last raw answer (a fix that repeats it ends the loop)
+    repeated: bool                    # the last fix answered word for word as the round before
     review: dict[str, Any] | None     # the first-round review: {confidence, passed, issues}
     verification: dict[str, Any] | None  # verify_fn's last result (to_json_dict)
     fix_round: int                    # fixes done since the last (re)write

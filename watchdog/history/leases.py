@@ -28,7 +28,7 @@ from typing import IO, Any
 import sqlalchemy as sa
 
 from watchdog.errors import WatchdogError
-from watchdog.history.schema import leases, members
+from watchdog.history.schema import leases, members, stops
 from watchdog.history.store import HistoryStore
 
 LEASE = "scheduler"
@@ -160,6 +160,26 @@ class LeaderLease:
 
         self.store.call(beat)
 
+    def record_stop(self, reason: str, token: int) -> None:
+        """Record that this instance stops by itself (``reason``; ``token``: the lease it gave up, 0 when
+        standing by), so ``status`` tells a stop from a crash; :meth:`stopped` then says how it ended."""
+        def record() -> None:
+            with self.store.engine.begin() as conn:
+                conn.execute(stops.delete().where(stops.c.instance == self.instance))
+                conn.execute(stops.insert().values(instance=self.instance, host=socket.gethostname(), pid=os.getpid(),
+                                                   token=token, stopped_at=db_now(conn), reason=reason[:200],
+                                                   outcome="stopping"))
+
+        self.store.call(record)
+
+    def stopped(self, outcome: str) -> None:
+        """How the stop ended: ``clean`` (running audits finished) or ``forced`` (they were abandoned)."""
+        def record() -> None:
+            with self.store.engine.begin() as conn:
+                conn.execute(stops.update().where(stops.c.instance == self.instance).values(outcome=outcome))
+
+        self.store.call(record)
+
     def leave(self) -> None:
         def gone() -> None:
             with self.store.engine.begin() as conn:
@@ -177,6 +197,29 @@ def lease_state(store: HistoryStore) -> LeaseState | None:
             return None
         return LeaseState(row.holder, row.host, row.pid, int(row.token), row.expires_at - now,
                           now - row.renewed_at if row.renewed_at is not None else None)
+
+    return store.call(read)
+
+
+@dataclass
+class Stop:
+    instance: str
+    token: int
+    stopped_ago: float      # seconds since it stopped (the database's clock)
+    stopped_at: float       # epoch seconds
+    reason: str | None
+    outcome: str | None     # stopping | clean | forced
+
+
+def last_stop(store: HistoryStore, instance: str) -> Stop | None:
+    """How ``instance`` stopped, if it stopped by itself (None: it never did, e.g. it crashed)."""
+    def read() -> Stop | None:
+        with store.engine.connect() as conn:
+            now = db_now(conn)
+            row = conn.execute(sa.select(stops).where(stops.c.instance == instance)).first()
+        if row is None:
+            return None
+        return Stop(row.instance, int(row.token or 0), now - row.stopped_at, row.stopped_at, row.reason, row.outcome)
 
     return store.call(read)
 

@@ -1,7 +1,8 @@
 """The history database's tables (created on first use by :class:`watchdog.history.HistoryStore`).
 
 Runs, their findings and deliveries; and what several ``serve`` instances share: the leader's
-lease (``wd_leases``), who is serving (``wd_members``) and each audit tick's claim (``wd_ticks``).
+lease (``wd_leases``), who is serving (``wd_members``), how each one stopped (``wd_stops``) and each
+audit tick's claim (``wd_ticks``).
 """
 
 from __future__ import annotations
@@ -71,6 +72,17 @@ members = sa.Table(
     sa.Column("role", sa.String(16), nullable=False),      # leader | standby
     sa.Column("started_at", sa.Double),
     sa.Column("seen_at", sa.Double, nullable=False),
+)
+
+stops = sa.Table(
+    "wd_stops", metadata,                                  # a row per `serve` that stopped by itself (not a crash)
+    sa.Column("instance", sa.String(128), primary_key=True),
+    sa.Column("host", sa.String(255)),
+    sa.Column("pid", sa.Integer),
+    sa.Column("token", sa.BigInteger),                     # the lease token it gave up (0: it was standing by)
+    sa.Column("stopped_at", sa.Double, nullable=False),    # epoch seconds, the database's clock
+    sa.Column("reason", sa.String(200)),                   # SIGTERM received | --for 35s elapsed | stop requested
+    sa.Column("outcome", sa.String(16)),                   # stopping | clean | forced (runs were abandoned)
 )
 
 ticks = sa.Table(

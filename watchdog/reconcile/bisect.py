@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from watchdog.reconcile.side import LeafRow, Partition, Ranges, Side, Sums
+from watchdog.reconcile.side import LeafRow, Partition, Ranges, Side, Sums, both
 
 
 @dataclass
@@ -64,8 +64,7 @@ def bisect(source: Side, target: Side, partition: Partition, *, rows: int, fanou
     pending: Ranges = [(partition.lo, partition.hi)]
     while pending:
         found.levels += 1
-        src = source.checksums(partition, pending, width)
-        tgt = target.checksums(partition, pending, width)
+        src, tgt = both(source.checksums, target.checksums, partition, pending, width)
         differing = [b for b in sorted(set(src) | set(tgt)) if src.get(b) != tgt.get(b)]
         leaves: list[tuple[int, int]] = []
         deeper: list[int] = []
@@ -77,8 +76,7 @@ def bisect(source: Side, target: Side, partition: Partition, *, rows: int, fanou
                 deeper.append(b)
         for chunk in _leaf_chunks(leaves, leaf_fetch_rows):
             ranges = merge_ranges(chunk, partition.lo, width)
-            _compare_leaves(source.leaf_rows(partition, ranges, leaf_fetch_rows + 1),
-                            target.leaf_rows(partition, ranges, leaf_fetch_rows + 1), found)
+            _compare_leaves(*both(source.leaf_rows, target.leaf_rows, partition, ranges, leaf_fetch_rows + 1), found)
         pending = merge_ranges(deeper, partition.lo, width)
         width = max(1, width // fanout)
     return found

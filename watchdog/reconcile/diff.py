@@ -10,7 +10,7 @@ from watchdog.reconcile.bisect import Differences, bisect
 from watchdog.reconcile.canonical import ColumnForm, Precision, engine
 from watchdog.reconcile.columns import Declared, classify, pair, select_columns
 from watchdog.reconcile.errors import ReconcileError
-from watchdog.reconcile.side import Partition, Side
+from watchdog.reconcile.side import Partition, Side, both
 from watchdog.sandbox import Sandbox
 
 #: segments per level, rows of a segment fetched rather than split, rows fetched per leaf statement
@@ -112,9 +112,10 @@ def _declared(box: Sandbox, table: str) -> list[Declared]:
 
 def plan_forms(source: Sandbox, target: Sandbox, spec: DiffSpec
                ) -> tuple[list[tuple[ColumnForm, ColumnForm]], list[str], list[str]]:
-    pairs, only_s, only_t = select_columns(
-        _declared(source, spec.table), _declared(target, spec.target_table or spec.table), spec.key,
-        columns=spec.columns, exclude=spec.exclude)
+    declared_s, declared_t = both(lambda: _declared(source, spec.table),
+                                  lambda: _declared(target, spec.target_table or spec.table))
+    pairs, only_s, only_t = select_columns(declared_s, declared_t, spec.key, columns=spec.columns,
+                                           exclude=spec.exclude)
     forms = []
     for s, t in pairs:
         scale = spec.column_precision.get(s.name, spec.precision)
@@ -127,7 +128,7 @@ def diff_tables(source: Sandbox, target: Sandbox, spec: DiffSpec) -> DiffResult:
     """Compare ``spec.table`` on ``source`` with ``spec.target_table`` on ``target``; exact counts, a few samples."""
     clock = time.monotonic()
     deadline = clock + spec.deadline_s if spec.deadline_s else float("inf")
-    forms, only_s, only_t = plan_forms(source, target, spec)
+    forms, only_s, only_t = plan_forms(source, target, spec)  # the catalogue of each side, read at once
     nkey = len(spec.key)
     sides = [Side(box, table, where, [f[i] for f in forms[:nkey]], [f[i] for f in forms[nkey:]], deadline)
              for i, (box, table, where) in enumerate(
@@ -136,7 +137,7 @@ def diff_tables(source: Sandbox, target: Sandbox, spec: DiffSpec) -> DiffResult:
     src, tgt = sides
     note = None
     if not spec.key:
-        (n_s, *sum_s), (n_t, *sum_t) = src.whole(), tgt.whole()
+        (n_s, *sum_s), (n_t, *sum_t) = both(src.whole, tgt.whole)
         note = ("no key: the tables were compared as wholes (row count and checksum); rows that differ "
                 "cannot be located")
         result = _result(spec, forms, src, tgt, Differences(), n_s, n_t, clock, only_s, only_t, note)
@@ -161,14 +162,14 @@ def diff_tables(source: Sandbox, target: Sandbox, spec: DiffSpec) -> DiffResult:
 
 def _partition(src: Side, tgt: Side) -> tuple[Partition | None, int, int]:
     if len(src.key) == 1 and src.key[0].kind == "int" and tgt.key[0].kind == "int":
-        n_s, lo_s, hi_s = src.bounds()
-        n_t, lo_t, hi_t = tgt.bounds()
+        (n_s, lo_s, hi_s), (n_t, lo_t, hi_t) = both(src.bounds, tgt.bounds)
         los = [x for x in (lo_s, lo_t) if x is not None]
         his = [x for x in (hi_s, hi_t) if x is not None]
         if not los:
             return None, n_s, n_t
         return Partition(by_hash=False, lo=min(los), hi=max(his)), n_s, n_t
-    return Partition(by_hash=True), src.count(), tgt.count()
+    n_s, n_t = both(src.count, tgt.count)
+    return Partition(by_hash=True), n_s, n_t
 
 
 def _result(spec: DiffSpec, forms: list[tuple[ColumnForm, ColumnForm]], src: Side, tgt: Side, found: Differences,
@@ -218,7 +219,7 @@ def _changed_samples(src: Side, tgt: Side, found: Differences, n: int) -> list[d
     keys = list(found.changed)[:n]
     if not keys:
         return []
-    s_vals, t_vals = src.values(keys), tgt.values(keys)
+    s_vals, t_vals = both(src.values, tgt.values, keys)
     out = []
     key_names = [k.name for k in src.key]
     for key in keys:

@@ -8,8 +8,10 @@ segments that differ the keys and row hashes of their rows.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from watchdog.errors import QueryTimeout
 from watchdog.reconcile import canonical as c
@@ -18,6 +20,7 @@ from watchdog.reconcile.errors import ReconcileError, ReconcileTimeout
 from watchdog.sandbox import Sandbox
 from watchdog.scan import sqlbuild
 
+T = TypeVar("T")
 #: a segment's figures: rows, and the two 32-bit halves of the row hashes summed
 Sums = tuple[int, int, int]
 #: inclusive ranges of the partition value
@@ -91,14 +94,16 @@ class Side:
         return sql
 
     # ---- statements
-    def run(self, sql: str, *, max_rows: int) -> list[tuple[Any, ...]]:
+    def run(self, sql: str, *, max_rows: int, parallel: bool = True) -> list[tuple[Any, ...]]:
+        """Run one statement within the deadline (``parallel``: PostgreSQL may plan it with parallel workers)."""
         remaining = self.deadline - time.monotonic()
         if remaining <= 0:
             raise ReconcileTimeout(f"the comparison passed its deadline after {self.statements} statements on "
                                    f"{self.sandbox.display_url}")
         self.statements += 1
         try:
-            result = self.sandbox.query(sql, max_rows=max_rows, timeout_s=min(self.sandbox.timeout_s, remaining))
+            result = self.sandbox.query(sql, max_rows=max_rows, timeout_s=min(self.sandbox.timeout_s, remaining),
+                                        parallel=parallel)
         except QueryTimeout as exc:
             raise ReconcileTimeout(f"a statement on {self.sandbox.display_url} passed the deadline and was "
                                    f"cancelled: {exc}") from None
@@ -184,6 +189,18 @@ class Side:
         for row in self.run(sql, max_rows=4 * len(keys) + 2):
             out[tuple(row[:n])] = (list(row[n:n + m]), list(row[n + m:n + 2 * m]))
         return out
+
+
+def both(source: Callable[..., T], target: Callable[..., T], *args: Any) -> tuple[T, T]:
+    """``source(*args), target(*args)`` at once (each side is its own database session): the source's in a
+    thread."""
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="wd-reconcile") as pool:
+        pending = pool.submit(source, *args)
+        try:
+            theirs = target(*args)
+        finally:
+            ours = pending.result()
+    return ours, theirs
 
 
 def _chunks(ranges: Ranges, size: int) -> list[Ranges]:

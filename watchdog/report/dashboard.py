@@ -1,8 +1,9 @@
 """``watchdog dashboard``: a static HTML site drawn from the run history (no server, no script, no CDN).
 
 ``index.html`` shows each audit's status timeline (one cell per run); ``<audit>.html`` a chart per check of
-its failing rows, rate or measurement over the runs with its threshold, the newest findings with samples,
-and a link to each run's filed report.
+its failing rows, rate or measurement over the runs with its threshold and axes (problems of the newest run
+first), the newest findings with samples, and a link to each run's filed report. A check that passed in every
+run with the same figure gets one line in a list instead of a flat chart.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from watchdog.report import escape as esc
+from watchdog.report import view
 from watchdog.report.charts import Point, series_svg
 from watchdog.report.html import environment
 
@@ -31,7 +34,45 @@ class CheckSeries:
 
     @property
     def svg(self) -> Any:
-        return series_svg(self.points, threshold=self.threshold, title=f"{self.name}: {self.measure}")
+        return series_svg(self.points, threshold=self.threshold, title=f"{self.name}: {self.measure}",
+                          width=300, height=110, axes=self.format)
+
+    @property
+    def status(self) -> str:
+        """The newest run's status of the check (the order of the page: problems first)."""
+        return str((self.latest or {}).get("status") or "error")
+
+    @property
+    def ran(self) -> int:
+        """The runs the check ran in."""
+        return sum(p.value is not None for p in self.points)
+
+    @property
+    def flat(self) -> bool:
+        """Passed in every run it ran in, with the same figure each time: nothing to chart."""
+        shown = [p for p in self.points if p.value is not None]
+        return bool(shown) and all(p.status == "pass" and p.value == shown[0].value for p in shown)
+
+    def format(self, value: float) -> str:
+        """A value of this series as people read it: 12%, 2h 0m, 1,200."""
+        if self.measure == "rate":
+            return esc.percent(value)
+        if self.measure == "age (s)":
+            return esc.duration(value)
+        return esc.number(int(value) if float(value).is_integer() else round(value, 4))
+
+    @property
+    def figure(self) -> str:
+        """The newest figure with its threshold, written as in the reports: ``0 (max 5)``, ``19 rows (min 1)``."""
+        latest = self.latest or {}
+        values = [p.value for p in self.points if p.value is not None]
+        if not values:
+            return "–"
+        params, shown = latest.get("params") or {}, self.format(values[-1])
+        if self.measure in ("rows", "age (s)"):
+            unit = " rows" if self.measure == "rows" else " old"
+            return f"{shown}{unit}{view.bounds(latest.get('check'), params)}"
+        return f"{shown} {self.measure}{view.allowed(params)}"
 
 
 def _measure(finding: dict[str, Any]) -> tuple[str, float | None, float | None]:
@@ -49,7 +90,8 @@ def _measure(finding: dict[str, Any]) -> tuple[str, float | None, float | None]:
 
 
 def audit_series(runs: list[Any], findings_by_run: dict[str, list[dict[str, Any]]]) -> list[CheckSeries]:
-    """One series per check, oldest run first; a check missing from a run is a gap."""
+    """One series per check, oldest run first (a check missing from a run is a gap); the checks in the
+    order of the suites."""
     order = list(reversed(runs))
     names: dict[str, None] = {}
     for run in order:
@@ -113,9 +155,10 @@ def audit_page(store: Any, audit: str, links: Callable[[Any], list[tuple[str, st
     """An audit's page: its runs (each with ``links(run)``: (label, href) of its files), a chart per check."""
     runs = store.list_runs(audit, limit=runs_per_audit)
     findings = store.findings_of_runs([run.id for run in runs])
+    series = view.ordered(audit_series(runs, findings))  # problems first, by the newest run
     return str(environment().get_template("dashboard_audit.html.j2").render(
-        audit=audit, runs=list(reversed(runs)), series=audit_series(runs, findings),
-        links={run.id: links(run) for run in runs}, live=live))
+        audit=audit, runs=list(reversed(runs)), series=[s for s in series if not s.flat],
+        flat=[s for s in series if s.flat], links={run.id: links(run) for run in runs}, live=live))
 
 
 def build_dashboard(settings: Any, out_dir: Path, *, runs_per_audit: int = DEFAULT_RUNS) -> list[Path]:

@@ -55,7 +55,10 @@ def _onset(onset: dict[str, Any], failing: int | None) -> str | None:
         every = f"all {number(failing)}" if failing else "all of them"
         since = _moment(onset["table_first"])
         return f"{every} since {_moment(first)} ({onset['column']}; the table's rows go back to {since})"
-    return f"they date from {_moment(first)} to {_moment(last)} ({onset['column']}), across the table's whole range"
+    if "table_first" in onset:
+        return (f"they date from {_moment(first)} to {_moment(last)} ({onset['column']}; the table's rows: "
+                f"{_moment(onset['table_first'])} to {_moment(onset['table_last'])})")
+    return f"they date from {_moment(first)} to {_moment(last)} ({onset['column']})"
 
 
 #: an onset is said ("all since …") when the failing rows start this share of the table's time range after its first row

@@ -92,7 +92,8 @@ def environment() -> Environment:
     env.filters.update(cell=cell, inert=inert, text=esc.plain_text, number=esc.number, percent=esc.percent,
                        duration=esc.duration)
     env.globals.update(measure=measure, figures=figures, failing_cell=failing_cell, columns=columns,
-                       mark_label=mark_label, whole=esc.WHOLE,
+                       mark_label=mark_label, whole=esc.WHOLE, own_functions=view.own_functions,
+                       query_command=view.query_command,
                        anomaly_lines=rules_view.anomaly_lines, rule_lines=rules_view.rule_lines,
                        diagnosis=sentences,
                        sparkline=rules_view.sparkline)

@@ -71,7 +71,7 @@ def render_markdown(doc: FindingsDoc, *, banner: str | None = None, trends: dict
     if problems:
         out += ["\n", "## Failed and warned checks\n"]
         for f in problems:
-            out += _problem(f)
+            out += _problem(f, doc.database)
     errors = error_groups(findings)
     if errors:
         out += ["\n", "## Checks that could not run\n"]
@@ -100,7 +100,7 @@ def error_groups(findings: list[Finding]) -> list[tuple[list[str], str]]:
     return [(names, error) for error, names in groups.items()]
 
 
-def _problem(f: Finding) -> list[str]:
+def _problem(f: Finding, database: str) -> list[str]:
     """The section of one failed or warned check."""
     out = ["\n", f"### {esc.md_code(f.name)} ({f.status.upper()})\n", "\n"]
     if f.description:
@@ -137,8 +137,20 @@ def _problem(f: Finding) -> list[str]:
         out += ["\n", f"Sample of failing rows ({len(f.sample)}):\n", "\n"]
         out += _sample_table(f.sample)
     if f.sql:
-        fence = esc.code_fence(f.sql)
-        out += ["\n", "Reproduce with:\n", "\n", f"{fence}sql\n", f"{f.sql}\n", f"{fence}\n"]
+        out += _reproduce(f.sql, database)
+    return out
+
+
+def _reproduce(sql: str, database: str) -> list[str]:
+    """The reproducing statement, and where it runs when it calls watchdog's own SQLite functions."""
+    fence = esc.code_fence(sql)
+    out = ["\n", "Reproduce with:\n", "\n", f"{fence}sql\n", f"{sql}\n", f"{fence}\n"]
+    own = view.own_functions(sql, database)
+    if own:
+        out += ["\n", f"This statement calls {' and '.join(esc.md_code(n) for n in own)} as watchdog defines "
+                       f"{'it' if len(own) == 1 else 'them'} on SQLite (the stock `sqlite3` shell has none, or "
+                       "its own with another syntax): run it with "
+                       f"{esc.md_code(view.query_command(database), esc.WHOLE)}, the statement on standard input.\n"]
     return out
 
 

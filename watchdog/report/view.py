@@ -10,8 +10,12 @@ Plain Python without Jinja2 or rich: report.md and the terminal use it on every 
 
 from __future__ import annotations
 
+import re
+import shlex
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal, TypeVar
+
+from watchdog.sandbox.functions.sqlite import WATCHDOG_SQLITE_FUNCTIONS
 
 Order = Literal["problems", "suite"]
 ORDERS: tuple[Order, ...] = ("problems", "suite")
@@ -69,3 +73,26 @@ def bounds(check: str | None, params: Mapping[str, Any]) -> str:
     if not parts and check == "row_count" and "anomaly" not in params:
         parts = ["min 1"]  # row_count without bounds: at least one row
     return f" ({', '.join(parts)})" if parts else ""
+
+
+_STRING = re.compile(r"'(?:[^']|'')*'")
+_CALLS = re.compile(r"\b(" + "|".join(sorted(WATCHDOG_SQLITE_FUNCTIONS, key=len, reverse=True)) + r")\b\s*(\()?",
+                    re.IGNORECASE)
+
+
+def own_functions(sql: str | None, database: str) -> list[str]:
+    """watchdog's own SQLite functions that ``sql`` calls (``REGEXP`` as an operator too), outside string
+    literals; none on other databases, whose functions are their own."""
+    if not sql or not database.lower().startswith("sqlite"):
+        return []
+    found: dict[str, None] = {}
+    for m in _CALLS.finditer(_STRING.sub("''", sql)):
+        name = m.group(1).lower()
+        if m.group(2) or name == "regexp":  # md5/md5_int only as calls; REGEXP is also an operator
+            found[name.upper()] = None
+    return list(found)
+
+
+def query_command(database: str) -> str:
+    """The command that runs a statement (given on standard input) through watchdog's sandbox."""
+    return f"watchdog query --db {shlex.quote(database)} -"

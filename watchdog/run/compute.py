@@ -184,7 +184,4 @@ def llm_report_markdown(doc: FindingsDoc, llm: LLMReportOutcome, trends: dict[st
     if llm.outcome == "verified" and llm.final_report:
         changes = render_changes_markdown(doc, trends) if trends else ""
         return llm.final_report.rstrip() + "\n" + changes
-    reason = llm.reason or "the report graph did not finish"
-    banner = (f"Unverified LLM draft not delivered: {redact(reason)[:600]} This is the deterministic report, "
-              "complete and correct by construction.")
-    return render_markdown(doc, banner=banner, trends=trends, order=order)
+    return render_markdown(doc, banner=redact(llm.banner()), trends=trends, order=order)

@@ -4,7 +4,9 @@ All aggregate metrics over one table and filter become one SELECT (split only wh
 grows very long); each unique check is one GROUP BY statement, each foreign key one
 anti-join, each custom query itself. Identical metrics are computed once. When samples are
 wanted, a statement that can also return them (the unique GROUP BY its first duplicated keys, the
-foreign-key anti-join its first orphans) is planned in that form.
+foreign-key anti-join its first orphans) is planned in that form, and on the engines of
+``samples.KEYED_DIALECTS`` a table's aggregate pass also returns the keys of the rows failing each row-level
+condition when they are few (:mod:`watchdog.scan.samples`), with the plain pass as its fallback.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from dataclasses import dataclass, field
 from sqlglot import exp
 
 from watchdog.errors import WatchdogError
-from watchdog.scan import anomaly_series, sqlbuild
+from watchdog.scan import anomaly_series, samples, sqlbuild
 from watchdog.scan.check_types import Aggregate, Check, Columns, Metric, Procedure, Standalone
 
 MAX_COLUMNS_PER_SELECT = 200
@@ -31,6 +33,9 @@ class Statement:
     where: str | None = None
     #: > 0: the metric's ``sampled`` form, returning up to this many rows
     sample_rows: int = 0
+    #: the aggregates of the same pass without the failing rows' keys, run if this one fails (a view, a table
+    #: without rowid)
+    plain: list[Aggregate] | None = None
 
     @property
     def is_batch(self) -> bool:
@@ -44,6 +49,8 @@ class Plan:
     needs: dict[str, list[Metric]] = field(default_factory=dict)
     #: checks that could not be planned (e.g. an invalid ``where``), with the reason
     errors: dict[str, str] = field(default_factory=dict)
+    #: the failing rows' keys a check's counting pass returns (``samples.KeyAggregate``), by check name
+    keys: dict[str, samples.KeyAggregate] = field(default_factory=dict)
 
 
 def plan(checks: list[Check], dialect: str, *, sample: int = 0, max_columns: int = MAX_COLUMNS_PER_SELECT,
@@ -58,6 +65,13 @@ def plan(checks: list[Check], dialect: str, *, sample: int = 0, max_columns: int
             result.errors[check.name] = str(exc)
             continue
         result.needs[check.name] = metrics
+        try:
+            key = _key_metric(check, dialect) if sample > 0 and dialect in samples.KEYED_DIALECTS else None
+        except (WatchdogError, ValueError):
+            key = None
+        if key is not None:
+            result.keys[check.name] = key
+            metrics = [*metrics, key]  # batched with its count, but not a need: its failure fails no check
         for metric in metrics:
             if isinstance(metric, Aggregate):
                 batch = batches.setdefault((metric.table, metric.where), [])
@@ -66,7 +80,8 @@ def plan(checks: list[Check], dialect: str, *, sample: int = 0, max_columns: int
             else:
                 standalone.setdefault(metric.key, metric)
     for (table, where), aggregates in batches.items():
-        result.statements.extend(batch_statements(table, where, aggregates, dialect, max_columns, max_chars))
+        result.statements.extend(batch_statements(table, where, aggregates, dialect, max_columns, max_chars,
+                                                  sample=sample))
     for metric in standalone.values():
         if isinstance(metric, (Columns, Procedure)):  # a catalog read, or a procedure of its own: not one query
             result.statements.append(Statement("", [metric], metric.table))
@@ -77,9 +92,33 @@ def plan(checks: list[Check], dialect: str, *, sample: int = 0, max_columns: int
     return result
 
 
+def _key_metric(check: Check, dialect: str) -> samples.KeyAggregate | None:
+    """The keys of ``check``'s failing rows, for a row-level check whose count is one batched condition."""
+    from watchdog.scan.check_types.row_condition import RowConditionCheck
+
+    if not isinstance(check, RowConditionCheck) or not check.table:
+        return None
+    failing = check._failing_metric(dialect)  # noqa: SLF001 - the count the keys ride with
+    return samples.key_metric(failing.table, failing.where, check.condition(dialect), failing.key)
+
+
 def batch_statements(table: str, where: str | None, aggregates: list[Aggregate], dialect: str,
-                     max_columns: int = MAX_COLUMNS_PER_SELECT, max_chars: int = MAX_SQL_CHARS) -> list[Statement]:
-    """One SELECT of all ``aggregates`` over ``table``/``where``, split into several only when too long."""
+                     max_columns: int = MAX_COLUMNS_PER_SELECT, max_chars: int = MAX_SQL_CHARS,
+                     sample: int = 0) -> list[Statement]:
+    """One SELECT of all ``aggregates`` over ``table``/``where``, split into several only when too long; with
+    :class:`~watchdog.scan.samples.KeyAggregate` s among them, the keyed form of the pass (one chunk only)."""
+    keys = [m for m in aggregates if isinstance(m, samples.KeyAggregate)]
+    if keys:
+        plain = [m for m in aggregates if m not in keys]
+        size = sum(len(m.expression.sql(dialect=dialect)) + 10 for m in aggregates)
+        keyed = None
+        if len(aggregates) <= max_columns and size <= max_chars:
+            condition = sqlbuild.condition(where, dialect) if where else None
+            keyed = samples.keyed_select(table, condition, aggregates, sample,
+                                         lambda e: _for_dialect(e, dialect))
+        if keyed is None:
+            return batch_statements(table, where, plain, dialect, max_columns, max_chars)
+        return [Statement(keyed.sql(dialect=dialect, copy=False), list(aggregates), table, where, plain=plain)]
     condition = sqlbuild.condition(where, dialect) if where else None
     chunks: list[list[Aggregate]] = [[]]
     size = 0

@@ -23,6 +23,7 @@ from typing import Any
 from sqlglot import exp
 
 from watchdog.scan import sqlbuild
+from watchdog.scan.check_types.base import Aggregate
 
 #: a condition with at most this many times the sample size of failing rows is read in the shared pass
 SPARSE_FACTOR = 20
@@ -93,3 +94,96 @@ def _flag(condition: exp.Expression, j: int) -> exp.Expr:
 
 def _constant(value: int, j: int) -> exp.Expr:
     return exp.alias_(exp.Literal.number(value), FLAG.format(j), copy=False)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Keys in the counting pass (SQLite)
+#
+# Where the engine allows it, the table's one aggregate pass also returns, for each row-level condition, the keys of
+# its failing rows when they are few: the pass evaluates each condition once per row, as a key-or-NULL column of a
+# subquery, and counts it (``COUNT(k)``) and lists it (``GROUP_CONCAT(k)``, returned only when at most
+# ``SPARSE_FACTOR`` times the sample size). The samples of those sparse conditions are then fetched by key, the
+# first ``rows`` keys of each (the table's rowid order, the order a scan returns them), in one statement that reads
+# no more than those rows. Dense conditions, and engines without a cheap way (see docs/suggest-and-samples.md),
+# keep the shared sample pass above.
+
+#: the dialects whose counting pass returns the failing rows' keys
+KEYED_DIALECTS = frozenset({"sqlite", "strictsqlite"})
+KEY_COLUMN = "wd_key_{}"
+ROW_KEY = "wd_key"
+
+
+@dataclass(frozen=True)
+class KeyAggregate(Aggregate):
+    """The keys of the rows failing one check's condition (``expression``), batched with its count ``count_key``."""
+
+    count_key: str = ""
+
+
+def key_metric(table: str, where: str | None, condition: exp.Expr, count_key: str) -> KeyAggregate:
+    return KeyAggregate(table, where, "keys:" + count_key, condition, count_key=count_key)
+
+
+def _rowid(alias: str | None = None) -> exp.Column:
+    return exp.Column(this=exp.to_identifier("rowid", quoted=False), table=sqlbuild.ident(alias) if alias else None)
+
+
+def keyed_select(table: str, condition: exp.Expr | None, chunk: list[Aggregate], rows: int,
+                 render: Any) -> exp.Select | None:
+    """The counting pass over ``chunk`` with its :class:`KeyAggregate` s answered from one evaluation of each
+    condition; None when the chunk holds none (or one whose count is not in the chunk)."""
+    keyed = {m.count_key: j for j, m in enumerate(chunk) if isinstance(m, KeyAggregate)}
+    counts = {m.key for m in chunk if not isinstance(m, KeyAggregate)}
+    if not keyed or not set(keyed) <= counts:
+        return None
+    inner: list[exp.Expr] = []
+    names: set[str] = set()
+    for m in chunk:
+        if not isinstance(m, KeyAggregate) and m.key not in keyed:
+            for col in m.expression.find_all(exp.Column):
+                if col.table or not isinstance(col.this, exp.Identifier):
+                    return None  # a qualified or odd reference: the plain pass
+                names.add(col.name)
+    inner += [exp.Column(this=sqlbuild.ident(n)) for n in sorted(names)]
+    column_of: dict[str, str] = {}
+    for count_key, j in keyed.items():
+        name = KEY_COLUMN.format(j)
+        column_of[count_key] = name
+        # the key metric's condition is its own fresh tree (built for it alone): used as it is
+        case = exp.Case(ifs=[exp.If(this=chunk[j].expression, true=_rowid())])
+        inner.append(exp.alias_(case, sqlbuild.ident(name), copy=False))
+    source = exp.select(*inner, copy=False).from_(sqlbuild.table(table), copy=False)
+    if condition is not None:
+        source = source.where(condition.copy(), copy=False)
+    source = source.limit(-1, copy=False)  # keeps SQLite from flattening it: each condition is evaluated once
+    columns: list[exp.Expr] = []
+    for i, m in enumerate(chunk):
+        if isinstance(m, KeyAggregate):
+            k = exp.Column(this=sqlbuild.ident(column_of[m.count_key]))
+            few = exp.LTE(this=exp.Count(this=k.copy()), expression=exp.Literal.number(SPARSE_FACTOR * rows))
+            value: exp.Expr = exp.Case(ifs=[exp.If(this=few, true=exp.GroupConcat(this=k))])
+        elif m.key in column_of:
+            value = exp.Count(this=exp.Column(this=sqlbuild.ident(column_of[m.key])))
+        else:
+            value = render(m.expression.copy())
+        columns.append(exp.alias_(value, f"m{i}", copy=False))
+    return exp.select(*columns, copy=False).from_(source.subquery("wd_rows", copy=False), copy=False)
+
+
+def parse_keys(value: Any) -> list[int] | None:
+    """The keys a :class:`KeyAggregate` returned, ascending; None when it returned none (too many rows)."""
+    if value is None:
+        return None
+    try:
+        return sorted(int(k) for k in str(value).split(",") if k)
+    except ValueError:
+        return None
+
+
+def by_key(table: str, keys: list[int], dialect: str) -> str:
+    """The rows of ``table`` with these keys, each with its key last (as ``wd_key``)."""
+    star = exp.Column(this=exp.Star(), table=sqlbuild.ident("src"))
+    wanted = exp.In(this=_rowid("src"), expressions=[exp.Literal.number(k) for k in sorted(set(keys))])
+    query = (exp.select(star, exp.alias_(_rowid("src"), ROW_KEY, copy=False), copy=False)
+             .from_(sqlbuild.table(table, alias="src"), copy=False).where(wanted, copy=False))
+    return query.sql(dialect=dialect, copy=False)

@@ -35,7 +35,7 @@ from watchdog.scan.check_types import Aggregate, Check, Columns, Measurement, Me
 from watchdog.scan.check_types.base import SampleSpec
 from watchdog.scan.parallel import run_statements
 from watchdog.scan.planner import Statement, batch_statements, plan
-from watchdog.scan.samples import table_sample
+from watchdog.scan.samples import KeyAggregate, by_key, parse_keys, table_sample
 from watchdog.scan.sqlbuild import BINARY_COLLATION, split_name
 
 Progress = Callable[[int, int, str], None]
@@ -83,7 +83,7 @@ def scan(sandbox: Sandbox, checks: list[Check], *, sample: int = DEFAULT_SAMPLE,
     findings = [finding for finding, _ in measured_findings]
     if sample > 0 and not measured.unavailable and not interrupted:
         try:
-            _add_samples(sandbox, checks, measured_findings, the_plan.needs, measured, sample)
+            _add_samples(sandbox, checks, measured_findings, the_plan.needs, measured, sample, the_plan.keys)
         except KeyboardInterrupt:  # while fetching samples: the figures are in, only samples are lost
             interrupted = True
     doc = FindingsDoc(
@@ -181,7 +181,10 @@ def _run_statement(sandbox: Sandbox, statement: Statement, measured: _Measured) 
         _fail_all(statement, measured, f"timed out: {exc}")
         return
     except SandboxError as exc:
-        if statement.sample_rows:  # the form with sample rows failed: the plain count still may not
+        if statement.plain is not None:  # the pass with the failing rows' keys failed (a view, no rowid): without
+            for plain in batch_statements(statement.table or "", statement.where, statement.plain, sandbox.dialect):
+                _run_statement(sandbox, plain, measured)
+        elif statement.sample_rows:  # the form with sample rows failed: the plain count still may not
             _run_statement(sandbox, Statement(statement.metrics[0].sql, statement.metrics), measured)  # type: ignore[union-attr]
         elif statement.is_batch and len(statement.metrics) > 1:
             _run_one_by_one(sandbox, statement, measured)
@@ -228,7 +231,7 @@ def _record(statement: Statement, columns: list[str], rows: list[tuple[Any, ...]
 
 def _run_one_by_one(sandbox: Sandbox, statement: Statement, measured: _Measured) -> None:
     """A batch failed: run its aggregates one at a time so only the broken ones get the error."""
-    for metric in [m for m in statement.metrics if isinstance(m, Aggregate)]:  # a batch holds aggregates only
+    for metric in [m for m in statement.metrics if isinstance(m, Aggregate) and not isinstance(m, KeyAggregate)]:
         single = batch_statements(statement.table or "", statement.where, [metric], sandbox.dialect)[0]
         _run_statement(sandbox, single, measured)
 
@@ -261,24 +264,26 @@ def _finding(sandbox: Sandbox, check: Check, needs: list[Metric] | None, plan_er
 
 
 def _add_samples(sandbox: Sandbox, checks: list[Check], measured_findings: list[tuple[Finding, Measurement | None]],
-                 needs: dict[str, list[Metric]], measured: _Measured, sample: int) -> None:
-    """Sample rows for every breaching check: from its own statement, else one statement per table."""
+                 needs: dict[str, list[Metric]], measured: _Measured, sample: int,
+                 keys: dict[str, KeyAggregate] | None = None) -> None:
+    """Sample rows for every breaching check: from its own statement, by the keys its counting pass returned, else
+    one statement per table."""
     by_table: dict[str, list[tuple[Check, Finding, SampleSpec]]] = {}
+    keyed: dict[str, list[tuple[Check, Finding, SampleSpec, list[int]]]] = {}
     for check, (finding, m) in zip(checks, measured_findings, strict=True):
         if m is None or finding.status in ("pass", "error"):
             continue
-        extra = next((measured.extras[x] for x in needs.get(check.name, []) if x in measured.extras), None)
-        try:
-            spec = check.sample_spec(sandbox.dialect, m, extra, sample)
-        except (WatchdogError, ValueError) as exc:
-            finding.details["sample_error"] = redact(exc)
+        spec = _shared_spec(sandbox, check, finding, m, needs, measured, sample)
+        if spec is None or not check.table:
             continue
-        if spec is not None and spec.rows is not None:
-            finding.sample = [jsonable(row, SAMPLE_TEXT_LIMIT) for row in spec.rows]
-        elif spec is not None and spec.condition is not None and check.table:
-            by_table.setdefault(check.table, []).append((check, finding, spec))
+        found = _failing_keys(check, spec, keys, measured)
+        if found is not None:  # every failing row's key came with the count: fetched by key
+            keyed.setdefault(check.table, []).append((check, finding, spec, found[:sample]))
         else:
-            _add_sample(sandbox, check, finding, sample)
+            by_table.setdefault(check.table, []).append((check, finding, spec))
+    for table, sparse in keyed.items():
+        if not _sample_by_key(sandbox, table, sparse, sample):  # read them with the table's sample pass instead
+            by_table.setdefault(table, []).extend((c, f, s) for c, f, s, _ in sparse)
     for table, items in by_table.items():
         query = table_sample(table, [(spec.condition, spec.expected) for _, _, spec in items  # type: ignore[misc]
                                      ], sample, sandbox.dialect)
@@ -294,6 +299,48 @@ def _add_samples(sandbox: Sandbox, checks: list[Check], measured_findings: list[
             continue
         for (_, finding, _), rows in zip(items, query.split(result.columns, result.rows, sample), strict=True):
             finding.sample = [jsonable(row, SAMPLE_TEXT_LIMIT) for row in rows]
+
+
+def _shared_spec(sandbox: Sandbox, check: Check, finding: Finding, m: Measurement, needs: dict[str, list[Metric]],
+                 measured: _Measured, sample: int) -> SampleSpec | None:
+    """The check's sample condition, to be read with the table's other ones; None when its sample is settled here
+    (it came with its own statement, it needs a query of its own, or it cannot be had)."""
+    extra = next((measured.extras[x] for x in needs.get(check.name, []) if x in measured.extras), None)
+    try:
+        spec = check.sample_spec(sandbox.dialect, m, extra, sample)
+    except (WatchdogError, ValueError) as exc:
+        finding.details["sample_error"] = redact(exc)
+        return None
+    if spec is not None and spec.rows is not None:
+        finding.sample = [jsonable(row, SAMPLE_TEXT_LIMIT) for row in spec.rows]
+        return None
+    if spec is not None and spec.condition is not None and check.table:
+        return spec
+    _add_sample(sandbox, check, finding, sample)
+    return None
+
+
+def _failing_keys(check: Check, spec: SampleSpec, keys: dict[str, KeyAggregate] | None,
+                  measured: _Measured) -> list[int] | None:
+    """The keys of all of the check's failing rows, when its counting pass returned them."""
+    metric = (keys or {}).get(check.name)
+    found = parse_keys(measured.values.get(metric)) if metric is not None else None
+    return found if found is not None and len(found) == spec.expected else None
+
+
+def _sample_by_key(sandbox: Sandbox, table: str, found: list[tuple[Check, Finding, SampleSpec, list[int]]],
+                   sample: int) -> bool:
+    """The sample rows of sparse checks, by the keys their counting pass returned: one statement reading only those
+    rows. False when it fails."""
+    try:
+        result = sandbox.query(by_key(table, [k for *_, ks in found for k in ks], sandbox.dialect),
+                               max_rows=sample * len(found))
+    except SandboxError:
+        return False
+    rows = {row[-1]: dict(zip(result.columns[:-1], row[:-1], strict=True)) for row in result.rows}
+    for _, finding, _, ks in found:
+        finding.sample = [jsonable(rows[k], SAMPLE_TEXT_LIMIT) for k in ks if k in rows]
+    return True
 
 
 def _add_sample(sandbox: Sandbox, check: Check, finding: Finding, sample: int) -> None:

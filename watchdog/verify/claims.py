@@ -69,8 +69,8 @@ _SKIP_BEFORE = re.compile(
     r"(?:\b(?:sample|sampled|samples|example|examples|e\.g\.|i\.e\.|such\s+as|like|including|first|top|last|"
     r"showing|shows|show|shown|listed|list|row|line|id|ids|page|step|version|number|no\.|rank|priority|"
     r"phase|tier|level|item|figure|table|section|chapter|issue|ticket|pr|check|rule|query|column|index|"
-    r"position|attempt|round|week|day|days|month|year|quarter|batch|run|scan|report|v|rows|records|lines|entries|"
-    r"contact|customer|user|book|deal|order|invoice|account)\s*(?:#|no\.)?\s*)$"
+    r"position|attempt|round|week|day|days|month|year|quarter|batch|run|scan|report|v|rows|records|lines|entries)"
+    r"\s*(?:#|no\.)?\s*)$"
     r"|\b(?:rows?|ids?|records?|lines?|entries|numbers?|#)\s*\d[\d,]*(?:\s*(?:,|and|or|&)\s*\d[\d,]*)*"
     r"\s*(?:,|and|or|&)\s*$")
 _SKIP_AFTER_WORDS = {"sample", "samples", "sampled", "example", "examples", "shown", "listed", "below",
@@ -258,8 +258,8 @@ def _group_rows(site: _Site) -> Verdict | None:
 def _not_a_count(site: _Site) -> Verdict | None:
     """A list number, a sample, a value in code or quotes, a change or an aggregate."""
     num, after = site.num, site.after_words
-    if _SKIP_BEFORE.search(site.before) and not num.percent:
-        return _NO_CLAIM
+    if (_SKIP_BEFORE.search(site.before) or site.idx.entity_before(site.before)) and not num.percent:
+        return _NO_CLAIM  # "row 12", "order 1017", "patient 17": an identifier, not a count
     if after and after[0] in _SKIP_AFTER_WORDS:
         return _NO_CLAIM
     if any(s >= site.clause_start and e <= num.start for s, e in site.literals):

@@ -40,6 +40,8 @@ _VERB = re.compile(
     r"\b(?:come|comes|came|coming|originat\w*|stem\w*|sit|sits|fall|falls|belong\w*|concentrat\w*|cluster\w*|"
     r"arriv\w*|enter\w*|created|imported|sourced|loaded|(?:are|is|were|was|all|mostly|mainly|largely))\b"
     r"(?:\s+\w+){0,3}?\s+(?:from|in|via|through|under)\b", re.I)
+_VALUE_WORDS = re.compile(r"(?:(?:a|one|the|two|three|few|a few|single|same|handful of|small number of)\s+)*"
+                          r"(?:values?|address(?:es)?|emails?|ids?|keys?|codes?|names?|duplicates?|placeholders?)\b")
 _CONCENTRATE = re.compile(r"\b(?:concentrat\w*|cluster\w*|disproportionate\w*|over-?represented)\b", re.I)
 _TEMPORAL = re.compile(
     r"\b(?:since|after|before|until|between|onwards?|recent\w*|last\s+(?:week|month|days?|year|night)|"
@@ -280,6 +282,12 @@ def _fabricated(res: Results, item: IndexedFinding, facts: DiagFacts, clause: st
         return False
     if idx.tables_in(where.lower()) and not re.search(r"[`'\"=]", where):
         return False  # "… come from the patients table": not a segment
+    if verb is not None and re.match(r"(?:are|is|were|was|all|mostly|mainly|largely)\b", verb.group(), re.I) and \
+            re.search(r"\bin\s*$", verb.group(), re.I) and not re.search(r"[`'\"=_]|\w\d", where) and not re.search(
+                r"concentrat|cluster|come|origin|stem|arriv|enter|creat|import|sourc|load", verb.group(), re.I):
+        return False  # "most values are in range": only a named value ("are in `web_form`") is a segment here
+    if _VALUE_WORDS.match(low) or any(norm(v.get("value")) in low for v in facts.values if v.get("value") is not None):
+        return False  # "most duplicates come from one address": about values, not a segment
     says = " ".join(clause.split())
     res.add_bad(item.name, says, facts.summary(),
                 f"The report says {says!r} about {item.name}, but {facts.summary()}: name only a concentration "

@@ -52,7 +52,8 @@ def value_counts(res: Results, item: IndexedFinding, facts: DiagFacts, clause: s
 
 _IDS = re.compile(r"^\s*(?:(?:distinct|different|missing|unknown|wrong|bad|invalid|non-?existent|separate)\s+)?"
                   r"(?:[\w.]+\s+){0,2}?(?:ids?|values?|keys?|codes?|references?|parents?)\b", re.I)
-OVERLAP_WORDS = re.compile(r"\b(?:also|as\s+well|same\s+rows?|overlap\w*|shared?|both|too)\b", re.I)
+OVERLAP_WORDS = re.compile(r"\b(?:also|as\s+well|same\s+rows?|overlap\w*|shared\s+rows|share\s+(?:\d+\s+)?rows|both|"
+                           r"too)\b", re.I)
 
 
 def distinct_values(res: Results, item: IndexedFinding, facts: DiagFacts, clause: str,
@@ -90,7 +91,7 @@ def overlap(res: Results, item: IndexedFinding, facts: DiagFacts, clause: str, n
     tables = frozenset({item.table_key} if item.table_key else ())
     others = [i for i in idx.loose(clause.lower(), tables, strict=False) if i is not item]
     named = [m[2] for m in idx.explicit(clause) if m[2] is not item]
-    others = list({id(o): o for o in named + others}.values())
+    others = [o for o in {id(o): o for o in named + others}.values() if o.status in ("fail", "warn")]
     if len(others) != 1:  # which check is meant is not clear: a figure of the overlap is still the overlap's
         return [(n.start, n.end) for n in nums if not n.percent and any(
             isinstance(o.get("rows"), (int, float)) and n.matches(float(o["rows"])) for o in facts.overlap)]

@@ -176,10 +176,18 @@ class Index:
                                    key=len, reverse=True)
         self.column_words = {c.lower() for f in doc.findings for c in (f.columns or ([f.column] if f.column else []))}
         self.table_words = {f.table.lower() for f in doc.findings if f.table}
+        # the data's own nouns (tables and columns, singular and plural): "patient 17" names a row, counts nothing
+        entity = sorted({n for i in self.items for n in i.nouns if n.isalpha() and len(n) > 2}, key=len, reverse=True)
+        self._entity_re = (re.compile(r"\b(?:" + "|".join(map(re.escape, entity)) + r")\s*(?:#|no\.)?\s*$")
+                           if entity else None)
         self._explicit_cache: dict[str, list[Mention]] = {}
         self._tables_cache: dict[str, set[str]] = {}
         self._loose_cache: dict[tuple[str, frozenset[str], bool], list[IndexedFinding]] = {}
         self.phrase_items = [i for i in self.items if i.phrase_re is not None]
+
+    def entity_before(self, before: str) -> bool:
+        """Whether the text before a number ends with one of the data's nouns ("order ", "shipment #")."""
+        return bool(self._entity_re is not None and self._entity_re.search(before))
 
     def names_loosely(self, item: IndexedFinding, low: str, ctx_tables: frozenset[str] = frozenset()) -> bool:
         """Whether ``low`` names ``item`` by table, column(s) and a word for its check (or its name as words)."""

@@ -61,6 +61,27 @@ _CHECK_VERB = re.compile(
     r"^\W*(?:the|this)\s+(?:check|test|rule)\s+(?:has\s+|have\s+|is\s+|was\s+)?(?:also\s+)?(?P<value>passed|passes|"
     r"passing|succeeded|failed|fails|failing|warned|warns|errored)\b"
     r"|^\W*it\s+(?:has\s+)?(?P<value2>passed|succeeded|failed|warned|errored)\b", re.I)
+_CAUSE_LABEL = re.compile(r"^[\W_]*(?:likely\s+|possible\s+|root\s+)?(?:causes?|reasons?|why|issues?|problems?|"
+                         r"explanation|notes?|details?|finding)[*_\s]*[:—–-]\s*", re.I)
+_KIND_WORDS = {"not_null": r"not[\s_-]*null|null|non[\s_-]*null|completeness",
+               "unique": "unique|uniqueness|duplicates?",
+               "pattern": "pattern|format|regex", "accepted_values": r"accepted[\s_-]*values?|allowed[\s_-]*values?",
+               "range": "range|bounds?", "foreign_key": r"foreign[\s_-]*key|reference|referential",
+               "freshness": "freshness|fresh", "row_count": r"row[\s_-]*count|rows?|volume",
+               "custom_sql": r"custom[\s_-]*sql|sql|query", "row_condition": r"row[\s_-]*condition|condition"}
+
+
+def _own_check_verb(text: str, item: IndexedFinding) -> re.Match[str] | None:
+    """"The row count check failed." / "Row count check failed" in the section of a row_count check: the check
+    is named by its own kind (or column), so the status is said of it."""
+    own = _KIND_WORDS.get(item.f.check, re.escape(item.f.check))
+    if item.f.column:
+        own += "|" + re.escape(item.f.column.lower()).replace("_", r"[\s_-]*")
+    return re.match(rf"^\W*(?:(?:the|this)\s+)?(?:{own})\s+(?:check|test|rule)\s+(?:has\s+|have\s+|is\s+|was\s+)?"
+                    rf"(?:also\s+)?(?P<value>passed|passes|passing|succeeded|failed|fails|failing|warned|warns|errored)\b"
+                    rf"(?P<value2>)", text, re.I)
+
+
 _MEETS = re.compile(r"\b(?<!not )(?<!n't )(?:meets?|satisf(?:y|ies)|fulfils?|fulfills?)\s+the\s+"
                     r"(?:minimum\s+|maximum\s+)?(?:[\w-]+\s+){0,2}(?:requirements?|thresholds?|limits?|expectations?|"
                     r"bounds?)\b", re.I)
@@ -155,7 +176,7 @@ def section_status(res: Results, text: str, item: IndexedFinding) -> None:
     if _MEETS.search(text):
         claim_status(res, item, "pass", "meets the requirement", strict=False)
         return
-    m = _CHECK_VERB.match(text)
+    m = _CHECK_VERB.match(text) or _own_check_verb(_CAUSE_LABEL.sub("", text, count=1), item)
     if m:
         word = (m.group("value") or m.group("value2")).lower()
         claim = status_of_word(word) or ("pass" if word == "succeeded" else None)

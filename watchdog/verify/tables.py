@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from watchdog.verify.consistency import check_numbers, compare
+from watchdog.verify.diagnosis_tables import check_diagnosis_row
 from watchdog.verify.facts import describe
 from watchdog.verify.locate import Ctx, Index, IndexedFinding, Mention
 from watchdog.verify.markdown import Code, clean
@@ -123,6 +124,9 @@ def _check_row(res: Results, idx: Index, table: _Table, cells: list[tuple[str, C
     target = table.name_col if table.name_col is not None else 0
     if target < len(cells) and not per_cell[target] and (table.real or table.kind(0) == "name"):
         check_unknown_names(res, idx, texts[target], cells[target][1], whole_cell=True)
+    if item is None and not any(per_cell) and ctx.finding is not None and check_diagnosis_row(res, ctx.finding,
+                                                                                              texts):
+        return  # a row about one segment or value of the section's check's diagnosis
     if item is None and not any(per_cell):
         item = _row_without_names(res, idx, table, cells, ctx)
     if item is None:
@@ -169,6 +173,9 @@ def _row_without_names(res: Results, idx: Index, table: _Table, cells: list[tupl
     return None
 
 
+_COUNT_CELL = re.compile(r"^[~≈]?\s*\d[\d,.]*\s*(?:%|rows?|records?|values?|entries)?$", re.I)
+
+
 def _row_statuses(res: Results, item: IndexedFinding, table: _Table, cells: list[tuple[str, Code]],
                   cell_of_name: int | None, ctx: Ctx) -> None:
     """Status cells (or cells that are only a status) of a row about ``item``."""
@@ -181,6 +188,11 @@ def _row_statuses(res: Results, item: IndexedFinding, table: _Table, cells: list
         claim = status_of_word(word) if word and (kd == "status" or not status_cols) else None
         if word and claim:
             claim_status(res, item, claim, t.strip(), strict=True, emoji=word in EMOJI)
+        elif kd == "status" and _COUNT_CELL.match(t.strip()):
+            res.add_bad(item.name, t.strip(), item.status,
+                        f"The row for {item.name} has {t.strip()!r} under Status, where its status "
+                        f"({item.status.upper()}) belongs: the row's cells are shifted, so its numbers stand under "
+                        f"the wrong headers.")
     if ctx.status_class == "pass" and not status_cols:
         claim_status(res, item, "pass", "listed under a passing heading", strict=False)
 

@@ -23,6 +23,7 @@ _OPEN_END = re.compile(r"(?:[,;(\[{/+=&–—-]|\s-)$")
 _CLOSED_PARAGRAPH = re.compile(r"[.!?…:)\]\"'”’`*_|>]$|[\u2600-\u27ff\U0001F300-\U0001FAFF]$")
 _TABLE_ROW = re.compile(r"^\s*\|")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
+_TAG_PIECE = re.compile(r"^\s*</?[A-Za-z]*>?\s*$")
 _ITEM = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)])\s+")
 
 
@@ -30,6 +31,8 @@ def check_truncation(res: Results, unwrapped: Unwrapped, checks: int = 0) -> Non
     """Add a bad item when the draft (already unwrapped) looks cut off; ``checks``: how many checks the findings
     have (a findings table that ends early, on a row without its closing pipe, is cut)."""
     lines = [ln for ln in unwrapped.text.split("\n") if ln.strip()]
+    while lines and _TAG_PIECE.match(lines[-1]):  # an echoed closing tag, whole or cut ("</report"): not text
+        lines.pop()
     if unwrapped.unclosed_reasoning and not lines:
         res.add_bad(None, "(only a reasoning block)", "no report",
                     "The draft has no report: it opens a reasoning block (<think>) that never closes and nothing "

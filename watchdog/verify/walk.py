@@ -13,7 +13,7 @@ from typing import Any
 
 from watchdog.findings import FindingsDoc
 from watchdog.verify.diagnosis_causes import check_cause_sections
-from watchdog.verify.locate import Ctx, Index, IndexedFinding
+from watchdog.verify.locate import CHECK_TYPES, Ctx, Index, IndexedFinding
 from watchdog.verify.markdown import Block, blocks, clean, sentences
 from watchdog.verify.model import Results, Verification
 from watchdog.verify.prose import check_sentence
@@ -21,6 +21,7 @@ from watchdog.verify.status import check_unknown_names, check_unmentioned, lists
 from watchdog.verify.tables import check_table
 from watchdog.verify.truncation import check_truncation
 from watchdog.verify.unwrap import unwrap
+from watchdog.verify.wording import check_copied, check_is_report, check_repeated, check_unknown_in_prose
 
 __all__ = ["verify_fn"]
 
@@ -35,9 +36,11 @@ def verify_fn(report_markdown: str, findings: FindingsDoc | dict[str, Any]) -> V
     walker = _Walker(Index(doc))
     for block in blocks(unwrapped.text):
         walker.block(block)
-    check_unmentioned(walker.res, walker.idx)
+    walker.end_list()
     check_cause_sections(walker.res, unwrapped.text, doc)  # likely causes grounded in the diagnosis
     check_truncation(walker.res, unwrapped, len(doc.findings))
+    check_is_report(walker.res, unwrapped.text, walker.tables)
+    check_unmentioned(walker.res, walker.idx)
     return walker.res.verification()
 
 
@@ -50,17 +53,29 @@ class _Walker:
         self.headings: list[tuple[int, Ctx]] = []
         self.items: list[tuple[int, Ctx]] = []
         self.pseudo: Ctx | None = None
+        self.list_texts: list[str] = []
+        self.tables = 0  # the items of the list being read (a list saying one thing 3 times)
+
+    def end_list(self) -> None:
+        check_repeated(self.res, self.list_texts, None)
+        self.list_texts = []
+
+    def wording(self, text: str, finding: IndexedFinding | None) -> None:
+        check_copied(self.res, text, finding.name if finding is not None else None)
 
     def section(self) -> Ctx:
         return self.headings[-1][1] if self.headings else Ctx()
 
     def block(self, block: Block) -> None:
+        if block.kind != "item":
+            self.end_list()
         if block.kind == "heading":
             self.heading(block)
         elif block.kind == "break":
             self.items = []
             self.pseudo = None
         elif block.kind == "table":
+            self.tables += 1
             check_table(self.res, self.idx, block.rows, self.pseudo if self.pseudo is not None else self.section())
         elif block.kind == "item":
             self.item(block)
@@ -100,6 +115,9 @@ class _Walker:
                    else Ctx(parent.finding, parent.tables, parent.status_class))
         for sent in sentences(block.text):
             check_sentence(self.res, idx, sent, Ctx(own.finding, own.tables, parent.status_class))
+            self.wording(clean(sent)[0], own.finding)
+        check_unknown_in_prose(self.res, idx, cleaned[0], CHECK_TYPES)
+        self.list_texts.append(cleaned[0])
         item_ctx = own
         head = cleaned[0].strip()
         if not explicit and own.finding is None and head.endswith(":") and lists_passing(head):
@@ -118,8 +136,12 @@ class _Walker:
         para_ctx = self.section()
         current = para_ctx
         named: set[int] = set()
-        for sent in sentences(block.text):
+        said = sentences(block.text)
+        check_repeated(self.res, [clean(x)[0] for x in said], None)
+        check_unknown_in_prose(self.res, idx, text, CHECK_TYPES)
+        for sent in said:
             found = check_sentence(self.res, idx, sent, current)
+            self.wording(clean(sent)[0], found or current.finding)
             sent_explicit = {id(i) for i in _distinct(idx, clean(sent)[0])}
             named |= sent_explicit
             if found is not None and len(named) == 1 and sent_explicit:

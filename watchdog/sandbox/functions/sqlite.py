@@ -28,6 +28,10 @@ SQLITE_FUNCTIONS = frozenset({
     "json_type", "json_valid", "json_quote", "json_each", "json_tree", "jsonb_each", "jsonb_tree",
 })
 
+#: the functions the SQLite worker adds itself (the stock ``sqlite3`` shell has none of them): SQL that calls
+#: one runs through ``watchdog query``
+WATCHDOG_SQLITE_FUNCTIONS = frozenset({"regexp", "md5", "md5_int"})
+
 #: read-only pragmas, callable as table-valued functions: SELECT * FROM pragma_table_info('t')
 READ_PRAGMAS = frozenset({
     "table_info", "table_xinfo", "table_list", "index_list", "index_info", "index_xinfo", "foreign_key_list",
