@@ -50,6 +50,16 @@ def build_channel(kind: str, config: dict[str, Any], settings: Settings) -> Send
 
         return WebhookSender(config["url"], headers=config.get("headers") or {},
                               timeout_s=config.get("timeout_s", 10.0))
+    if kind in ("slack", "teams"):
+        from watchdog.delivery.chat import SlackSender, TeamsSender
+
+        secret = {k: v.get_secret_value() if hasattr(v, "get_secret_value") else v for k, v in config.items()}
+        common = {"public_url": settings.public_url, "max_checks": config["max_checks"],
+                  "timeout_s": config["timeout_s"]}
+        if kind == "teams":
+            return TeamsSender(secret["webhook_url"], **common)
+        return SlackSender(webhook_url=secret.get("webhook_url"), token=secret.get("token"),
+                           channel=config.get("channel"), **common)
     raise ValueError(f"unknown delivery channel {kind!r}")
 
 
