@@ -14,7 +14,7 @@ import pytest
 
 from watchdog.findings import FindingsDoc
 from watchdog.graph.runner import run_llm_report
-from watchdog.run.filing import llm_report_markdown
+from watchdog.run.compute import llm_report_markdown
 from watchdog.settings import LLMConfig, Settings
 from watchdog.testing.openai_stub import StubOpenAI, reply
 

@@ -24,7 +24,7 @@ from pydantic.functional_validators import AfterValidator
 from watchdog.database import DatabaseConfig
 from watchdog.defaults import *  # noqa: F403 -- re-exported: the shared defaults live in watchdog.defaults
 from watchdog.defaults import DEFAULT_MAX_ROWS, DEFAULT_PARALLEL, DEFAULT_SAMPLE, DEFAULT_TIMEOUT_S
-from watchdog.delivery.channels import DeliveryChannel
+from watchdog.delivery.channels import DeliveryChannel, OwnerContacts
 from watchdog.errors import ConfigError
 from watchdog.redact import register_secret, register_url_secrets
 from watchdog.sandbox.file_tables import check_file_path, check_files, check_table_name
@@ -241,6 +241,8 @@ class Settings(_Strict):
     scheduler: SchedulerConfig = Field(default_factory=SchedulerConfig)
     #: where ``watchdog serve --ui`` is reached by the people alerts go to: messages link to its pages
     public_url: str | None = Field(default=None, pattern=r"^https?://")
+    #: who each owner named in suites is, per channel
+    owners: dict[str, OwnerContacts] = Field(default_factory=dict)
 
     #: where the file was read from, and the folder relative paths resolve against
     source: Path | None = None

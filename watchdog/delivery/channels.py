@@ -12,6 +12,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
 
 DeliverOn = Literal["always", "problems", "changes"]
+#: the chat channels also know ``new``: only problems that were not problems in the previous run
+ChatOn = Literal["always", "problems", "changes", "new"]
 #: problem checks listed in one message at most (then "and K more"); Slack allows 50 blocks a message
 DEFAULT_CHAT_CHECKS = 20
 
@@ -20,13 +22,22 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
-class SlackChannel(_Strict):
+class Selection(_Strict):
+    """What one chat destination hears about: problem checks with one of ``tags``, of one of ``owners``, of
+    ``severity`` (fail: failing and erroring checks; warn: warnings too). Unset: every problem check."""
+
+    tags: list[str] | None = Field(default=None, min_length=1)
+    owners: list[str] | None = Field(default=None, min_length=1)
+    severity: Literal["fail", "warn"] | None = None
+
+
+class SlackChannel(Selection):
     """An incoming webhook (``webhook_url``), or the Web API (``token`` and ``channel``)."""
 
     webhook_url: SecretStr | None = None
     token: SecretStr | None = None
     channel: str | None = Field(default=None, min_length=1)
-    on: DeliverOn = "problems"
+    on: ChatOn = "problems"
     max_checks: int = Field(default=DEFAULT_CHAT_CHECKS, ge=1, le=40)
     timeout_s: float = Field(default=10.0, gt=0)
 
@@ -42,11 +53,11 @@ class SlackChannel(_Strict):
         return self
 
 
-class TeamsChannel(_Strict):
+class TeamsChannel(Selection):
     """A Teams Workflows (Power Automate) webhook that posts an Adaptive Card to a channel or chat."""
 
     webhook_url: SecretStr
-    on: DeliverOn = "problems"
+    on: ChatOn = "problems"
     max_checks: int = Field(default=DEFAULT_CHAT_CHECKS, ge=1, le=40)
     timeout_s: float = Field(default=10.0, gt=0)
 
@@ -55,6 +66,14 @@ class TeamsChannel(_Strict):
         if not self.webhook_url.get_secret_value().startswith(("https://", "http://")):
             raise ValueError("webhook_url must be an http(s):// URL")
         return self
+
+
+class OwnerContacts(_Strict):
+    """Who an owner (``"@data-platform"``) is on each channel: a Slack mention, a Teams name, an e-mail."""
+
+    slack: str | None = Field(default=None, min_length=1)
+    teams: str | None = Field(default=None, min_length=1)
+    email: str | None = Field(default=None, min_length=3)
 
 
 class FileChannel(_Strict):

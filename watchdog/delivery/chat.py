@@ -20,7 +20,7 @@ from watchdog import __version__ as _version
 from watchdog.delivery.base import DeliveryError, RunPackage, network_reason
 from watchdog.findings import FindingsDoc
 from watchdog.redact import redact, register_secret
-from watchdog.report.chat import message
+from watchdog.report.chat import Select, message, problem_findings
 
 
 def fingerprint(kind: str, secret: str) -> str:
@@ -40,29 +40,50 @@ class ChatSender:
 
     kind = "chat"
 
-    def __init__(self, secret: str, *, public_url: str | None, max_checks: int, timeout_s: float):
+    def __init__(self, secret: str, *, public_url: str | None, max_checks: int, timeout_s: float,
+                 select: Select | None = None, on: str = "problems", mentions: dict[str, str] | None = None):
         register_secret(secret)
         self._secret = secret
         self.public_url = public_url
         self.max_checks = max_checks
         self.timeout_s = timeout_s
+        self.select = select or Select()
+        self.on = on
+        #: owner -> how this chat names them (a Slack mention ``<@U123>``, a Teams display name)
+        self.mentions = mentions or {}
 
     def targets(self) -> list[str]:
         return [fingerprint(self.kind, self._secret)]
 
+    def skip_reason(self, package: RunPackage) -> str | None:
+        """Why this destination hears nothing of the run (its selection matched no problem check), or None."""
+        if self.on == "always":
+            return None
+        doc = FindingsDoc.from_json(package.findings_bytes())
+        if doc.error or problem_findings(doc, package.trends, self.select):
+            return None
+        return f"the selection ({self.select.describe()}) matched no problem check"
+
     def _message(self, package: RunPackage) -> Any:
         doc = FindingsDoc.from_json(package.findings_bytes())
         return message(doc, audit=package.audit, run_id=package.run_id, trends=package.trends,
-                       public_url=self.public_url, max_checks=self.max_checks)
+                       public_url=self.public_url, max_checks=self.max_checks, select=self.select)
+
+    def _mentioned(self, package: RunPackage) -> list[str]:
+        """How this chat names the owners of the problem checks the message lists."""
+        doc = FindingsDoc.from_json(package.findings_bytes())
+        owners = [o for f in problem_findings(doc, package.trends, self.select)[:self.max_checks]
+                  for o in f.owners or ()]
+        return [self.mentions[o] for o in dict.fromkeys(owners) if o in self.mentions]
 
 
 class SlackSender(ChatSender):
     kind = "slack"
 
     def __init__(self, *, webhook_url: str | None = None, token: str | None = None, channel: str | None = None,
-                 public_url: str | None = None, max_checks: int = 20, timeout_s: float = 10.0):
+                 public_url: str | None = None, max_checks: int = 20, timeout_s: float = 10.0, **routing: Any):
         super().__init__(webhook_url or token or "", public_url=public_url, max_checks=max_checks,
-                         timeout_s=timeout_s)
+                         timeout_s=timeout_s, **routing)
         self.channel = channel
         self.web_api = webhook_url is None
         #: the Web API's address (tests point it at a receiver on loopback)
@@ -71,7 +92,7 @@ class SlackSender(ChatSender):
     def payload(self, package: RunPackage) -> tuple[str, list[dict[str, Any]]]:
         from watchdog.report.slack_blocks import blocks
 
-        return blocks(self._message(package))
+        return blocks(self._message(package), self._mentioned(package))
 
     def send(self, package: RunPackage, target: str) -> None:
         text, body = self.payload(package)
@@ -128,7 +149,7 @@ class TeamsSender(ChatSender):
     def payload(self, package: RunPackage) -> dict[str, Any]:
         from watchdog.report.teams_card import card
 
-        return card(self._message(package))
+        return card(self._message(package), self._mentioned(package))
 
     def send(self, package: RunPackage, target: str) -> None:
         body = json.dumps(self.payload(package), ensure_ascii=False).encode("utf-8")

@@ -48,8 +48,40 @@ def _figure(f: Finding) -> str:
     return ""
 
 
+@dataclass(frozen=True)
+class Select:
+    """Which problem checks a destination hears about (see ``delivery.channels.Selection``)."""
+
+    tags: tuple[str, ...] = ()
+    owners: tuple[str, ...] = ()
+    severity: str | None = None
+    new_only: bool = False
+
+    def keeps(self, f: Finding, trends: dict[str, str]) -> bool:
+        if self.tags and not set(self.tags) & set(f.tags or ()):
+            return False
+        if self.owners and not set(self.owners) & set(f.owners or ()):
+            return False
+        if self.severity == "fail" and f.status == "warn":
+            return False
+        # new: not a problem in the previous run (without a previous run, every problem is new)
+        return not (self.new_only and trends and trends.get(f.name) != "new")
+
+    def describe(self) -> str:
+        parts = [f"tags: {', '.join(self.tags)}" if self.tags else "",
+                 f"owners: {', '.join(self.owners)}" if self.owners else "",
+                 f"severity: {self.severity}" if self.severity else "", "new problems only" if self.new_only else ""]
+        return "; ".join(p for p in parts if p) or "every problem check"
+
+
+def problem_findings(doc: FindingsDoc, trends: dict[str, str], select: Select | None = None) -> list[Finding]:
+    """The problem checks a destination hears about, failing first, then erroring, then warning."""
+    chosen = select or Select()
+    return [f for status in PROBLEMS for f in doc.findings if f.status == status and chosen.keeps(f, trends)]
+
+
 def message(doc: FindingsDoc, *, audit: str, run_id: str, trends: dict[str, str], public_url: str | None,
-            max_checks: int) -> ChatMessage:
+            max_checks: int, select: Select | None = None) -> ChatMessage:
     s = doc.summary
     parts = [f"{s.failed} failed" if s.failed else "", f"{s.warned} warned" if s.warned else "",
              f"{s.errors} errors" if s.errors else ""]
@@ -58,7 +90,7 @@ def message(doc: FindingsDoc, *, audit: str, run_id: str, trends: dict[str, str]
     resolved = sum(1 for v in trends.values() if v == "resolved")
     extra = " · ".join(x for x in (f"{new} new" if new else "", f"{resolved} resolved" if resolved else "") if x)
     headline = f"{audit}: {outcome}" + (f" · {extra}" if extra else "")
-    problems = [f for status in PROBLEMS for f in doc.findings if f.status == status]
+    problems = problem_findings(doc, trends, select)
     lines = [ProblemLine(f.name, f.status, _figure(f), trends.get(f.name), " ".join(sentences(f)) or None)
              for f in problems[:max_checks]]
     links = []

@@ -22,7 +22,8 @@ def _plain(text: str) -> str:
     return text
 
 
-def card(msg: ChatMessage) -> dict[str, Any]:
+def card(msg: ChatMessage, owners: list[str] | None = None) -> dict[str, Any]:
+    """The message as a card; ``owners``: the names of the listed checks' owners, shown under the checks."""
     body: list[dict[str, Any]] = [{"type": "TextBlock", "text": _plain(msg.headline), "size": "Large",
                                    "weight": "Bolder", "wrap": True}]
     if msg.database_error:
@@ -40,6 +41,8 @@ def card(msg: ChatMessage) -> dict[str, Any]:
         body.append({"type": "Container", "separator": True, "items": items})
     if msg.more:
         body.append({"type": "TextBlock", "isSubtle": True, "text": f"and {msg.more} more problem checks"})
+    if owners:
+        body.append({"type": "TextBlock", "wrap": True, "text": "Owners: " + ", ".join(_plain(o) for o in owners)})
     content: dict[str, Any] = {"$schema": "http://adaptivecards.io/schemas/adaptive-card.json",
                                "type": "AdaptiveCard", "version": CARD_VERSION, "body": body}
     if msg.links:
