@@ -199,6 +199,12 @@ def machine() -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    import signal
+
+    def stop(signum: int, frame: Any) -> None:  # SIGTERM unwinds like Ctrl-C: each model server is stopped
+        raise KeyboardInterrupt("SIGTERM")
+
+    signal.signal(signal.SIGTERM, stop)
     args = parse(argv)
     if not args.gguf and not args.base_url:
         print("bench.llm_real: skipped: give a model with --gguf PATH or --base-url URL", file=sys.stderr)
@@ -231,3 +237,47 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     raise SystemExit(main())
+
+
+def prompt_tokens(base_url: str, seeds: list[int]) -> list[dict[str, Any]]:
+    """Prompt tokens per role, counted by the serving model's own tokenizer (llama.cpp's /tokenize), for the
+    findings of generated databases: the shared findings block, each role's request, the program-mode schema."""
+    import tempfile
+    import urllib.request
+
+    from bench.dbgen import generate
+    from watchdog.graph import prompts
+    from watchdog.graph.compose import prose_schema
+    from watchdog.graph.nodes import choices_for
+    from watchdog.run.scan_run import run_scan
+    from watchdog.settings import Settings
+
+    def count(text: str) -> int:
+        req = urllib.request.Request(base_url.removesuffix("/v1") + "/tokenize", method="POST",
+                                     data=json.dumps({"content": text}).encode(),
+                                     headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(req, timeout=600) as resp:  # noqa: S310 - loopback
+            return len(json.loads(resp.read())["tokens"])
+
+    out = []
+    for seed in seeds:
+        with tempfile.TemporaryDirectory() as tmp:
+            work = Path(tmp)
+            db = generate(seed)
+            db.write_sqlite(work / "g.db")
+            (work / "s.yaml").write_text(db.suite_yaml(), encoding="utf-8")
+            doc = run_scan(f"sqlite:///{work / 'g.db'}", [str(work / "s.yaml")], out_dir=work / "o",
+                           settings=Settings(root=work, state_dir=str(work / "st"))).doc
+        f = doc.to_json_dict()
+        names = prompts.problem_names(f)
+        choices = choices_for({"findings": f})  # type: ignore[typeddict-item]
+        ask = [f"`{n}`: causes and fixes missing." for n in names]
+        out.append({"seed": seed, "checks": len(f["findings"]), "problems": len(names),
+                    "findings_block": count(prompts.shared_system(f, samples=False)),
+                    "findings_block_with_samples": count(prompts.shared_system(f)),
+                    "specialist_write": count(prompts.writer_request(None, None, prose=True, names=names,
+                                                                     choose=True)),
+                    "specialist_fix_all_missing": count(prompts.fix_prose_request(ask)),
+                    "evaluator": count(prompts.EVALUATOR), "planner": count(prompts.PLANNER),
+                    "schema_chars": len(json.dumps(prose_schema(names, choices=choices)))})
+    return out

@@ -75,9 +75,10 @@ def load_fixture(db: Any) -> None:
                     [(i, 1 + i % 20 if i % 7 else 555) for i in range(100)])
 
 
-def run_diagnosis(url: str, suite: Path) -> tuple[dict[str, Finding], dict[str, dict[str, Any]], list[str]]:
+def run_diagnosis(url: str, suite: Path, timeout_s: float = 30.0,
+                  ) -> tuple[dict[str, Finding], dict[str, dict[str, Any]], list[str]]:
     checks = load_suite(suite).checks
-    with Sandbox(url) as box:
+    with Sandbox(url, timeout_s=timeout_s) as box:
         doc = scan(box, checks, sample=0)
         sent: list[str] = []
         box.on_execute(sent.append)

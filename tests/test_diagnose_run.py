@@ -96,3 +96,48 @@ def test_the_html_report_and_the_email_show_it_in_chromium(make_database, tmp_pa
     html = environment().get_template("email.html.j2").render(context)
     assert "come from source = 'csv_import'" in text
     assert "come from source = &#39;csv_import&#39;" in html
+
+
+def test_uniform_random_defects_claim_no_segment_through_the_database(tmp_path: Path):
+    """100 checks whose failing rows are drawn at random, on 5 SQLite tables: at most 1 claimed segment."""
+    import random
+    import sqlite3
+
+    from watchdog.diagnose import diagnose
+
+    rng = random.Random(2024)
+    path = tmp_path / "uniform.db"
+    conn = sqlite3.connect(path)
+    bad = [f"c{k}" for k in range(20)]
+    suite = ["tables:"]
+    for t in range(5):
+        conn.execute(f"CREATE TABLE t{t} (id INTEGER, source TEXT, country TEXT, plan TEXT, tier INTEGER, "
+                     + ", ".join(f"{c} TEXT" for c in bad) + ")")
+        rates = [rng.choice([0.01, 0.03, 0.1, 0.3]) for _ in bad]
+        rows = [(i, rng.choice("abcdefgh"), rng.choice(["DE", "FR", "US", None]), f"p{rng.randrange(12)}",
+                 rng.randrange(3), *[None if rng.random() < r else "x" for r in rates]) for i in range(2000)]
+        conn.executemany(f"INSERT INTO t{t} VALUES ({', '.join('?' * (5 + len(bad)))})", rows)
+        suite += [f"  t{t}:", "    segments: [source, country, plan, tier]", "    checks:"]
+        suite += [f"      - not_null: {c}" for c in bad]
+    conn.commit()
+    conn.close()
+    (tmp_path / "suite.yaml").write_text("\n".join(suite) + "\n")
+    checks = load_suite(tmp_path / "suite.yaml").checks
+    with Sandbox(f"sqlite:///{path}") as box:
+        doc = scan(box, checks, sample=0)
+        found = diagnose(box, checks, doc.findings)
+    assert len(found) == 100 and not [d for d in found.values() if "error" in d]
+    assert all(d["segments"] == [] or len(d["segments"]) == 1 for d in found.values())
+    assert sum(len(d["segments"]) for d in found.values()) <= 1
+
+
+def test_the_first_run_of_the_failing_streak():
+    from watchdog.diagnose.stage import first_failed_run
+
+    def run(i: int, status: str) -> dict:
+        return {"run_id": f"r{i}", "started_at": f"2026-11-{i:02d}T06:00:00Z", "finding": {"status": status}}
+
+    assert first_failed_run([]) is None
+    assert first_failed_run([run(1, "fail"), run(2, "pass")]) is None           # this run starts the streak
+    assert first_failed_run([run(1, "fail"), run(2, "pass"), run(3, "warn"), run(4, "fail")]) == {
+        "run_id": "r3", "at": "2026-11-03T06:00:00Z", "runs": 3}

@@ -14,7 +14,7 @@ import pytest
 
 from watchdog.findings import FindingsDoc
 from watchdog.graph.runner import run_llm_report
-from watchdog.run.filing import llm_report_markdown
+from watchdog.run.compute import llm_report_markdown
 from watchdog.settings import LLMConfig, Settings
 from watchdog.testing.openai_stub import StubOpenAI, reply
 
@@ -89,3 +89,37 @@ def test_a_fix_that_gives_what_was_asked_converges(tmp_path, monkeypatch):
                              [rec["calls"][0], {"answer": json.dumps(good)}], max_fix_rounds=2)
     assert outcome.outcome == "verified" and outcome.fix_rounds == 1 and len(bodies) == 2
     assert "Backfill the missing names" in (outcome.final_report or "")
+
+
+def test_gemma_choosing_gets_every_check_right_and_only_the_echoed_summary_is_asked_again(tmp_path, monkeypatch):
+    # llm.causes: choose — the recorded answers chose a real candidate for each of the 11 checks, but wrote the
+    # summary as one instruction sentence said again and again, in the draft and in both fix answers
+    rec = recorded("gemma270m_gen9001_program_choose_echoed_summary.json")
+    outcome, bodies = replay(tmp_path, monkeypatch, rec["findings"], rec["calls"], max_fix_rounds=2, causes="choose")
+    assert outcome.outcome == "fallback" and len(bodies) == 3
+    for fix in bodies[1:]:
+        schema = fix["response_format"]["json_schema"]["schema"]
+        assert schema["required"] == ["summary"] and "checks" not in schema["properties"]  # only what is wrong
+        asked = fix["messages"][-1]["content"]
+        assert '"summary": repeats the instructions; it says nothing about this data.' in asked
+        assert "says one sentence again and again." in asked and "The program adds the table" not in asked
+        assert "Write two sentences of your own about these problems: clinicians: quantity out of range" in asked
+    evaluated = [r for r in outcome.rounds if r["step"] == "evaluate"]
+    assert all(not [b for b in r["verification"]["bad"] if b["finding"]] for r in evaluated)  # every check right
+    assert all("repeats the instructions" in " ".join(b["message"] for b in r["verification"]["bad"])
+               for r in evaluated)
+
+
+def test_a_diagnosis_fact_chosen_for_three_checks_is_each_ones_own():
+    from watchdog.graph.asks import missing_prose
+    from watchdog.graph.compose import Prose
+
+    fact = "The same rows also fail visits.postcode.not_null: what writes these rows is the likely source."
+    names = ["visits.a.not_null", "visits.b.pattern", "visits.c.unique"]
+    prose = Prose.model_validate({"summary": "Visits have several problems with the same rows.",
+                                  "checks": {n: {"causes": [fact], "fixes": [f"Fix {n} at the import."]}
+                                             for n in names}})
+    shared = [m for _, m in missing_prose(prose, names)]
+    assert len([m for m in shared if "the same line is given for 3 checks" in m]) == 3  # written: not its own
+    chosen = missing_prose(prose, names, choices={n: ([fact], [f"Fix {n} at the import."]) for n in names})
+    assert chosen == []  # chosen among the check's own candidates: its own

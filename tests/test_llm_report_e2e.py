@@ -190,6 +190,8 @@ def test_a_run_killed_mid_loop_resumes_without_repeating_finished_calls(project)
     assert markers == [SPECIALIST]  # only the unfinished fix: no re-scan, no second draft, no second review
     assert (project / "out" / "report.md").read_text() == GOOD
     assert [r["step"] for r in audit(project)["rounds"]] == ["write", "evaluate", "fix", "evaluate", "finalize"]
+    filed = json.loads((project / "out" / "audit.json").read_text())  # filed as a scan that was not killed is
+    assert (filed["run_id"], filed["audit"], filed["status"]) == (run_id, None, "failed")
 
     trail = subprocess.run([sys.executable, "-m", "watchdog", "trail", run_id, "--config",
                             str(project / "watchdog.yaml")], cwd=project, capture_output=True, text=True, timeout=60)

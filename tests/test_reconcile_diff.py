@@ -225,3 +225,14 @@ def test_the_command_prints_json_and_exits_by_the_result(make_database, run_cli)
     pw = run_cli("diff", src.url, "postgresql+psycopg://postgres:s3cr3t-pw@127.0.0.1:1/x", "--table", "orders",
                  "--key", "id")
     assert pw.returncode == 3 and "s3cr3t-pw" not in pw.stdout + pw.stderr
+
+
+@pytest.mark.parametrize("column", ['amount"; DROP TABLE orders; --', "amount) FROM orders; --", "`id`"])
+def test_hostile_column_names_are_not_columns(make_database, column: str) -> None:
+    src = make_database("mariadb")
+    load(src, base_rows())
+    with Sandbox(src.url) as a, pytest.raises(ReconcileError, match="not a column"):
+        diff_tables(a, a, DiffSpec(table="orders", key=["id"], columns=[column]))
+    with Sandbox(src.url) as a, pytest.raises(ReconcileError, match="not a column"):
+        diff_tables(a, a, DiffSpec(table="orders", key=[column]))
+    assert src.scalar("SELECT count(*) FROM orders") == N

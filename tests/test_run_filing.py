@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import sqlite3
 import subprocess
@@ -66,15 +67,18 @@ HOOKED = textwrap.dedent("""
     import watchdog
     from watchdog.cli import main
     result = watchdog.run_audit("people", config=sys.argv[2])                       # an audit, two file channels
-    try:
-        main(["scan", "--db", sys.argv[3], "--checks", sys.argv[4], "--out", os.path.join(root, "scan")])  # a scan
-    except SystemExit:
-        pass
+    for out, extra in (("scan", []), ("llm", ["--llm", "--config", sys.argv[2]])):  # a scan, one with an LLM report
+        try:
+            main(["scan", "--db", sys.argv[3], "--checks", sys.argv[4], "--out", os.path.join(root, out), *extra])
+        except SystemExit:
+            pass
     print(repr((sorted({w[1] for w in writes}), strays)))
 """)
 
 
 def test_every_file_of_a_run_is_written_through_run_folder(tmp_path):
+    from watchdog.testing.openai_stub import StubOpenAI
+
     url = people_db(tmp_path / "people.db", with_null=True)
     (tmp_path / "suite.yaml").write_text(SUITE)
     root = tmp_path / "reports"
@@ -83,6 +87,7 @@ def test_every_file_of_a_run_is_written_through_run_folder(tmp_path):
     config.write_text(f"""\
 state_dir: state
 history: {{url: "sqlite:///history.db"}}
+llm: {{max_fix_rounds: 1, max_replans: 0, retry_wait_max_s: 0, request_timeout_s: 5, review: "off"}}
 databases:
   shop: {{url: "{url}"}}
 audits:
@@ -93,8 +98,10 @@ audits:
       - file: {{dir: reports/runs}}
       - file: {{dir: reports/copies}}
 """)
-    done = subprocess.run([sys.executable, "-c", HOOKED, str(root), str(config), url, str(tmp_path / "suite.yaml")],
-                          capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    with StubOpenAI(["The people table: 99 of 2 rows have no email."]) as stub:  # a draft that never verifies
+        env = {**os.environ, "OPENAI_BASE_URL": stub.base_url, "OPENAI_API_KEY": "sk-test-filing"}
+        done = subprocess.run([sys.executable, "-c", HOOKED, str(root), str(config), url, str(tmp_path / "suite.yaml")],
+                              capture_output=True, text=True, timeout=180, cwd=tmp_path, env=env)
     assert done.returncode == 0, done.stderr
     written, strays = eval(done.stdout.strip().splitlines()[-1])  # noqa: S307 (our own repr)
     assert strays == []
@@ -103,6 +110,8 @@ audits:
     files = {p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file() or p.is_symlink()}
     assert any(f.startswith("copies/people/") and f.endswith("/findings.json") for f in files)
     assert {"scan/findings.json", "scan/report.md"} <= files and "copies/people/latest" in files
+    assert {"llm/findings.json", "llm/report.md", "llm/report.unverified.md", "llm/audit.json"} <= files
+    assert json.loads((root / "llm" / "audit.json").read_text())["llm"]["outcome"] == "fallback"
 
 
 # ---- the one writer, seen from the source: every module that writes a file, and what it writes
@@ -140,7 +149,7 @@ def test_audit_json_says_passed_warned_failed_or_error_for_scans_and_audits(tmp_
     doc = watchdog.scan(people_db(tmp_path / "p.db", with_null=with_null), SUITE)
     for audit in ("people", None):
         folder = RunFolder(tmp_path / f"run-{audit}")
-        outcome = RunOutcome(doc.run_id or "r1", doc)
+        outcome = RunOutcome(doc.run_id or "r1", doc, report="# Data-quality report\n")
         folder.file_findings(outcome)
         folder.file_run(outcome, audit=audit)
         if audit is None:  # a scan without an LLM report has no audit.json

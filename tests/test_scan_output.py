@@ -349,3 +349,16 @@ def test_the_html_report_says_it_too(tmp_path, make_database):
     [note] = page.by_class["own-functions"]
     assert note.startswith("This statement calls REGEXP as watchdog defines it on SQLite")
     assert f"watchdog query --db {db.url} -" in note
+
+
+def test_run_json_keeps_stdout_json_and_says_the_database_error_once_on_stderr(tmp_path):
+    (tmp_path / "suite.yaml").write_text(SIXTEEN)
+    config = tmp_path / "watchdog.yaml"
+    config.write_text("databases:\n  shop: {url: 'sqlite:///missing/shop.db'}\n"
+                      "history: {url: 'sqlite:///history.db'}\n"
+                      "audits:\n  shop: {database: shop, checks: [suite.yaml], deliver: [{file: {dir: reports}}]}\n")
+    result = cli("run", "shop", "--json", "--config", str(config), cwd=tmp_path)
+    assert result.returncode == 3
+    doc = json.loads(result.stdout)
+    assert doc["error"].startswith("database unavailable: SQLite database file not found")
+    assert result.stderr.count("SQLite database file not found") == 1 and doc["error"] in result.stderr

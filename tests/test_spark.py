@@ -346,3 +346,23 @@ def test_cancel_running_stops_the_statement(target):
         cancelling.resume()
     assert not worker.is_alive() and len(errors) == 1 and isinstance(errors[0], QueryError), errors
     assert target.sandbox.query("SELECT count(*) FROM u", timeout_s=60).rows == [(2,)]
+
+
+# ---------------------------------------------------------------- the diagnosis: the same facts as elsewhere
+
+
+@pytest.mark.timeout(900)  # a Spark job per statement, and the server may start with this test
+def test_the_diagnosis_gives_the_same_facts_on_spark(spark_admin_url: str, tmp_path: Path):
+    from tests import test_diagnose_engines as diagnosis
+
+    db = create_spark_database(spark_admin_url, prefix="wd_diag")
+    try:
+        diagnosis.load_fixture(db)
+        suite = tmp_path / "suite.yaml"
+        suite.write_text(diagnosis.SUITE, encoding="utf-8")
+        # Spark runs the CTE of failing rows once per member of the union (it does not materialize it)
+        findings, found, sent = diagnosis.run_diagnosis(db.url, suite, timeout_s=300)
+        assert not [v["error"] for v in found.values() if "error" in v]
+        diagnosis.check_facts(findings, found, sent)
+    finally:
+        db.close()

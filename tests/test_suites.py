@@ -215,3 +215,28 @@ tables:
     segments: [source]
 """)
     assert any("the suite has no checks" in p for p in problems_of(path))
+
+
+def test_the_diagnose_table_option(write_suite):
+    from watchdog.scan.table_options import DiagnoseOptions
+
+    path = write_suite("""\
+tables:
+  contacts:
+    diagnose: {passing: true, timeout_s: 120}
+    checks: [{not_null: email}]
+  deals:
+    diagnose: false
+    checks: [{not_null: amount}]
+""")
+    options = {c.table: c.table_options["diagnose"] for c in load_suite(path).checks}
+    assert options == {"contacts": DiagnoseOptions(True, True, None, 120.0), "deals": DiagnoseOptions(False)}
+    bad = write_suite("""\
+tables:
+  contacts:
+    diagnose: {pasing: true, statements: 0}
+    checks: [{not_null: email}]
+""", "bad.yaml")
+    found = problems_of(bad)
+    assert len(found) == 1 and f"{bad}:3: tables.contacts.diagnose: unknown diagnose option 'pasing' (did you mean " \
+        "'passing'?)" in found[0]

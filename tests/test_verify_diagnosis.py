@@ -95,3 +95,26 @@ def test_correct_reports_still_pass_when_the_findings_carry_the_real_diagnosis()
             assert result.passed, (case["id"], [b.message for b in result.bad])
             checked += 1
     assert checked >= 10
+
+
+def test_a_cause_naming_a_sample_rows_segment_value_must_be_held_an_example_address_need_not() -> None:
+    from watchdog.verify.diagnosis_causes import check_causes
+    from watchdog.verify.model import Results
+
+    sample = [{"id": i, "intake_team": team, "reply_email": f"user{i}@relay.test", "quantity": 9999.0}
+              for i, team in ((11, "night_shift"), (31, "night_shift"), (42, "team_red"))]
+    doc = FindingsDoc.validate({
+        "database": "sqlite:///x.db", "started_at": "2026-12-01T08:00:00+00:00", "duration_s": 0.1,
+        "summary": {"checks": 1, "passed": 0, "warned": 0, "failed": 1, "errors": 0},
+        "findings": [{"name": "clinicians.quantity.range", "check": "range", "table": "clinicians",
+                      "column": "quantity", "status": "fail", "failing": 70, "total": 1465,
+                      "params": {"min": 1, "max": 250}, "sample": sample,
+                      "diagnosis": {"segments": [], "values": [{"value": 9999.0, "failing": 70}]}}]})
+    f = doc.findings[0]
+    res = Results()
+    check_causes(res, f, ["An import writes the sentinel 9999 (e.g. for user11@relay.test).",
+                          "Quantities typed by hand are not validated."])
+    assert not res.bad, [b.message for b in res.bad]
+    check_causes(res, f, ["The night_shift team enters 9999 when the quantity is unknown."])
+    assert [b.finding for b in res.bad] == ["clinicians.quantity.range"]
+    assert "intake_team = 'night shift'" in res.bad[0].message

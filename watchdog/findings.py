@@ -68,6 +68,9 @@ class Finding:
     #: where the failing rows concentrate, since when, which values, overlap with other checks (see
     #: watchdog/diagnose/); None: not diagnosed (the key is then left out of the JSON)
     diagnosis: dict[str, Any] | None = None
+    #: who answers for the check and what it is about (suite -> table -> check); None: not given (left out)
+    owners: list[str] | None = None
+    tags: list[str] | None = None
 
     def __post_init__(self) -> None:
         if self.status not in _STATUSES:
@@ -92,7 +95,9 @@ class Finding:
                 "total": self.total, "rate": self.rate, "observed": self.observed, "details": _plain(self.details),
                 "sample": _plain(self.sample), "sql": self.sql, "error": self.error,
                 "description": self.description,
-                **({"diagnosis": _plain(self.diagnosis)} if self.diagnosis is not None else {})}
+                **({"diagnosis": _plain(self.diagnosis)} if self.diagnosis is not None else {}),
+                **({"owner": self.owners[0], "owners": list(self.owners)} if self.owners else {}),
+                **({"tags": list(self.tags)} if self.tags else {})}
 
 
 @dataclass(kw_only=True)

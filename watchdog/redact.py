@@ -37,7 +37,8 @@ _secrets: set[str] = set()
 _URL_IN_TEXT = re.compile(r"[a-zA-Z][a-zA-Z0-9+.\-]*://[^\s]+")
 #: a secret keyword of libpq's ``keyword=value`` form inside a text, and its value (quoted or not); written
 #: without spaces around ``=``, as connection strings are (SQL's ``password = 'x'`` is left alone)
-_DSN_SECRET = re.compile(r"(\b(?:password|sslpassword)=)(?:'(?:[^'\\]|\\.)*'?|[^\s'][^\s]*)", re.IGNORECASE)
+_DSN_SECRET = re.compile(r"(\b(?:password|sslpassword)=)(?!\*\*\*(?:[&;\s]|$))(?:'(?:[^'\\]|\\.)*'?|[^\s'][^\s]*)",
+                         re.IGNORECASE)  # (a value already masked in a URL is left as it is)
 #: a path segment that looks like a token (long, with a digit): masked in web URLs
 _TOKEN_SEGMENT = re.compile(r"^(?=.*\d)[A-Za-z0-9_\-.~%]{16,}$")
 

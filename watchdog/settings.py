@@ -24,6 +24,7 @@ from pydantic.functional_validators import AfterValidator
 from watchdog.database import DatabaseConfig
 from watchdog.defaults import *  # noqa: F403 -- re-exported: the shared defaults live in watchdog.defaults
 from watchdog.defaults import DEFAULT_MAX_ROWS, DEFAULT_PARALLEL, DEFAULT_SAMPLE, DEFAULT_TIMEOUT_S
+from watchdog.delivery.channels import DeliveryChannel, OwnerContacts
 from watchdog.errors import ConfigError
 from watchdog.redact import register_secret, register_url_secrets
 from watchdog.sandbox.file_tables import check_file_path, check_files, check_table_name
@@ -71,49 +72,7 @@ else:  # validated as a DatabaseEntry, kept as a DatabaseConfig
     _Database = Annotated[DatabaseEntry, AfterValidator(DatabaseEntry.config)]
 
 
-DeliverOn = Literal["always", "problems", "changes"]
 _EVERY = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhd])\s*$")
-
-
-class FileChannel(_Strict):
-    dir: str = "reports"
-    on: DeliverOn = "always"
-
-
-class EmailChannel(_Strict):
-    to: list[str] = Field(min_length=1)
-    on: DeliverOn = "problems"
-    attach_findings: bool = True
-
-
-class WebhookChannel(_Strict):
-    url: str = Field(pattern=r"^https?://")
-    on: DeliverOn = "problems"
-    headers: dict[str, SecretStr] = Field(default_factory=dict)  # values often carry tokens
-    timeout_s: float = Field(default=10.0, gt=0)
-
-
-class DeliveryChannel(_Strict):
-    """One delivery channel: exactly one of file, email, webhook."""
-
-    file: FileChannel | None = None
-    email: EmailChannel | None = None
-    webhook: WebhookChannel | None = None
-
-    @model_validator(mode="after")
-    def _one_channel(self) -> DeliveryChannel:
-        given = [name for name in ("file", "email", "webhook") if getattr(self, name) is not None]
-        if len(given) != 1:
-            raise ValueError("each deliver item names exactly one channel: file, email or webhook")
-        return self
-
-    @property
-    def kind(self) -> str:
-        return next(name for name in ("file", "email", "webhook") if getattr(self, name) is not None)
-
-    @property
-    def channel(self) -> FileChannel | EmailChannel | WebhookChannel:
-        return getattr(self, self.kind)
 
 
 def every_seconds(text: str) -> float:
@@ -280,6 +239,10 @@ class Settings(_Strict):
     smtp: SmtpConfig = Field(default_factory=SmtpConfig)
     history: HistoryConfig = Field(default_factory=HistoryConfig)
     scheduler: SchedulerConfig = Field(default_factory=SchedulerConfig)
+    #: where ``watchdog serve --ui`` is reached by the people alerts go to: messages link to its pages
+    public_url: str | None = Field(default=None, pattern=r"^https?://")
+    #: who each owner named in suites is, per channel
+    owners: dict[str, OwnerContacts] = Field(default_factory=dict)
 
     #: where the file was read from, and the folder relative paths resolve against
     source: Path | None = None

@@ -50,6 +50,8 @@ def run(audit: str, as_json: bool, tick: str | None, config_path: Path | None) -
     assert result.scan is not None
     if as_json:
         click.echo(result.scan.doc.to_json(), nl=False)
+        if result.scan.doc.error:  # the error that stopped the scan, once, on stderr (stdout carries JSON)
+            console.error_line("error", result.scan.doc.error)
     else:
         console.show_scan(result.scan.doc, result.trends)
         console.stdout().print(f"run {result.run_id}: {result.status}\n"

@@ -50,6 +50,22 @@ def build_channel(kind: str, config: dict[str, Any], settings: Settings) -> Send
 
         return WebhookSender(config["url"], headers=config.get("headers") or {},
                               timeout_s=config.get("timeout_s", 10.0))
+    if kind in ("slack", "teams"):
+        from watchdog.delivery.chat import SlackSender, TeamsSender
+
+        secret = {k: v.get_secret_value() if hasattr(v, "get_secret_value") else v for k, v in config.items()}
+        from watchdog.report.chat import Select
+
+        select = Select(tuple(config.get("tags") or ()), tuple(config.get("owners") or ()), config.get("severity"),
+                        new_only=config.get("on") == "new")
+        mentions = {name: getattr(who, kind) for name, who in settings.owners.items() if getattr(who, kind)}
+        common = {"public_url": settings.public_url, "max_checks": config["max_checks"],
+                  "timeout_s": config["timeout_s"], "select": select, "on": config.get("on", "problems"),
+                  "mentions": mentions}
+        if kind == "teams":
+            return TeamsSender(secret["webhook_url"], **common)
+        return SlackSender(webhook_url=secret.get("webhook_url"), token=secret.get("token"),
+                           channel=config.get("channel"), **common)
     raise ValueError(f"unknown delivery channel {kind!r}")
 
 
@@ -65,8 +81,8 @@ def wanted(policy: str, package: RunPackage, kind: str, target: str, store: Hist
         return True, ""
     s = package.summary
     problems = bool(s.get("failed") or s.get("warned") or s.get("errors"))
-    if policy == "problems":
-        return (True, "") if problems else (False, "no problems (on: problems)")
+    if policy in ("problems", "new"):  # new: the channel keeps only the new problems (and may then skip)
+        return (True, "") if problems else (False, f"no problems (on: {policy})")
     last = store.last_delivered_run(package.audit, kind, target, package.run_id)
     if last is None:
         return True, ""
@@ -121,6 +137,10 @@ def deliver_package(package: RunPackage, items: list[DeliveryChannel], settings:
         spec = {"kind": item.kind, "index": index}
         for target in channel.targets():
             ok, reason = wanted(item.channel.on, package, item.kind, target, store)
+            selected = getattr(channel, "skip_reason", None)
+            if ok and selected is not None:  # a chat destination hears only of the checks it selects
+                reason = selected(package) or ""
+                ok = not reason
             if not ok:
                 record = DeliveryRecord(run_id=package.run_id, channel=item.kind, target=target, status="skipped",
                                         last_error=reason, spec=spec)

@@ -285,7 +285,8 @@ def failing(table: str, flags: list[RowFlag], values: list[list[Column]], timest
         if not cols:
             continue
         grouped = [_grouped(f"wd_v{i}_{p}", f"wd_x{i}_{p}", col, dialect) for p, col in enumerate(cols)]
-        order: list[exp.Ordered] = [exp.Ordered(this=sqlbuild.count_star(), desc=True)]
+        # by the count's output name: Spark refuses COUNT(*) in the ORDER BY of a query with a window
+        order: list[exp.Ordered] = [exp.Ordered(this=exp.column(f"wd_c{1 + width}"), desc=True)]
         for (_, key), col in zip(grouped, cols, strict=True):
             order += _sort_key(key.copy(), col, dialect)
         cells = _nulls(at) + [shown for shown, _ in grouped] + _nulls(width - at - len(cols))

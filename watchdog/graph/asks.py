@@ -28,11 +28,14 @@ def _words(text: str) -> bool:
     return len(re.findall(r"[^\W\d_]{2,}", text)) >= 3
 
 
-def missing_prose(prose: Prose, names: list[str], rules: dict[str, str] | None = None) -> list[tuple[str, str]]:
+def missing_prose(prose: Prose, names: list[str], rules: dict[str, str] | None = None,
+                  choices: dict[str, tuple[list[str], list[str]]] | None = None) -> list[tuple[str, str]]:
     """(part, issue) for an empty summary, and every problem check whose likely causes or suggested fixes are
     missing, only restate the check or its rule (``rules``: name -> the suite's description), or are the same
-    lines as three or more other checks'."""
+    lines as three or more other checks'. A line chosen among the check's own candidates (``choices``) is its own,
+    even when the diagnosis gives other checks the same fact."""
     rules = rules or {}
+    chosen = {n: {norm(x) for x in [*c, *f]} for n, (c, f) in (choices or {}).items()}
     out: list[tuple[str, str]] = []
     if not prose.summary.strip():
         out.append(("summary", "The summary is missing."))
@@ -47,9 +50,9 @@ def missing_prose(prose: Prose, names: list[str], rules: dict[str, str] | None =
         for kind, label in (("causes", "likely causes"), ("fixes", "suggested fixes")):
             lines = [x for x in (getattr(entry, kind) if entry is not None else []) if x.strip()]
             rule = rules.get(name) or ""
-            own = [x for x in lines if norm(x) not in copied[kind] and not restates_check(x, _name_words(name))
-                   and _words(x)
-                   and not (kind == "causes" and rule and copied_from(x, rule, "") is not None)]
+            own = [x for x in lines if norm(x) in chosen.get(name, ()) or (
+                norm(x) not in copied[kind] and not restates_check(x, _name_words(name)) and _words(x)
+                and not (kind == "causes" and rule and copied_from(x, rule, "") is not None))]
             if not lines:
                 out.append((f"checks.{name}", f"`{name}` has no {label}."))
             elif not own and all(norm(x) in copied[kind] for x in lines):
@@ -102,8 +105,12 @@ def _compact(said: list[str], label: str) -> str:
     if copied:
         out.append(f"copies the example given in the instructions ({_quoted(copied[0])}); it says nothing about "
                    f"this data.")
-    if echoed:
-        out.append(f"repeats the instructions ({_quoted(echoed[0])}).")
+    if echoed:  # not quoted: a small model shown the words it copied copies them again
+        out.append("repeats the instructions; it says nothing about this data.")
+    repeats = [m for m in rest if " is said " in m and " times in one place" in m]
+    if repeats:
+        rest = [m for m in rest if m not in repeats]
+        out.append("says one sentence again and again.")
     return " ".join(dict.fromkeys([*out, *(_without(m, label) for m in rest)]))
 
 
@@ -119,7 +126,7 @@ def _without(message: str, label: str) -> str:
 
 
 def ask_for(parts: list[str], issues: list[tuple[str | None, str]], names: list[str],
-            choices: dict[str, tuple[list[str], list[str]]] | None = None) -> Ask:
+            choices: dict[str, tuple[list[str], list[str]]] | None = None, problems: str = "") -> Ask:
     """The ask for ``parts`` (summary, priorities, checks.<name>), with the issues that point at each: a part that
     is only missing is named; a part that is wrong is named with what is wrong with it."""
     parts = [p for p in dict.fromkeys(parts) if p in ("summary", "priorities") or p.removeprefix("checks.") in names]
@@ -133,6 +140,8 @@ def ask_for(parts: list[str], issues: list[tuple[str | None, str]], names: list[
             lines.append(f"{label}: {'causes and fixes missing' if part.startswith('checks.') else 'missing'}.")
         else:
             lines.append(f"{label}: " + _compact(said, label))
+        if part == "summary" and problems:  # what to write about, in place of the words it copied
+            lines[-1] += f" Write two sentences of your own about these problems: {problems}."
     general = [m for p, m in issues if p is None]
     lines += [f"Also: {m}" for m in general[:3]]
     keys = tuple(k for k in ("summary", "priorities") if k in parts)

@@ -63,7 +63,7 @@ def prose_schema(names: list[str], keys: tuple[str, ...] = ("summary", "prioriti
         return {"type": "object", "additionalProperties": False, "required": ["causes", "fixes"],
                 "properties": {"causes": strings(1, most, causes or None), "fixes": strings(1, most, fixes or None)}}
 
-    props = {"summary": {"type": "string", "minLength": 30, "maxLength": 400}, "priorities": strings(1, 3),
+    props = {"summary": {"type": "string", "minLength": 30, "maxLength": 300}, "priorities": strings(1, 3),
              "checks": {"type": "object", "additionalProperties": False, "required": list(names),
                         "properties": {n: entry(n) for n in names}}}
     keys = tuple(k for k in keys if k != "checks" or names)  # none when every check passed

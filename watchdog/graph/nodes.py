@@ -118,7 +118,7 @@ def write_prose(state: ReportState, deps: GraphDeps) -> dict[str, Any]:
     names = prompts.problem_names(state["findings"])
     choose = deps.config.causes == "choose"
     request = prompts.writer_request(state.get("outline"), state.get("failure_context"), prose=True, names=names,
-                                     choose=choose)
+                                     choose=choose, problems=prompts.problems_hint(state["findings"]))
     schema = compose.prose_schema(names, choices=choices_for(state) if choose else None)
     try:
         result = deps.call(with_format(deps.models.specialist, schema), messages_for(deps.config, state, request))
@@ -176,7 +176,8 @@ def fix_prose(state: ReportState, deps: GraphDeps, issues: list[str]) -> dict[st
     old = compose.Prose.model_validate(state["prose"]) if state.get("prose") else compose.Prose()
     pointed = [(p, m) for p, m in state.get("issue_parts") or []]
     ask = asks.ask_for(state.get("flagged") or [] if state.get("prose") else [], pointed, names,
-                       choices_for(state) if deps.config.causes == "choose" else None)
+                       choices_for(state) if deps.config.causes == "choose" else None,
+                       prompts.problems_hint(state["findings"]))
     try:
         result = deps.call(with_format(deps.models.specialist, ask.schema),
                            messages_for(deps.config, state, prompts.fix_prose_request(ask.lines)))

@@ -86,13 +86,11 @@ below, each written anew for the findings above, in your own words, with no numb
 why it fails in this data and "fixes" how to fix it (a constraint, a pipeline change or a process change)."""
 
 CHOOSE = """[role:specialist]
-Write the words of a data-quality report for the findings above, as one JSON object; a program adds the table and
-every number.
-"summary": two or three sentences on what matters most.
+Answer one JSON object for a data-quality report on the findings above.
+"summary": two sentences, in your own words, on what matters most among these problems: {problems}.
 "priorities": up to three short lines, what to fix first.
 "checks": for each of these checks: {names}, choose the "causes" and "fixes" that fit it best among those the
-answer format allows.
-Write about the tables and columns of these findings, in your own words, and write no numbers."""
+answer format allows. Write no numbers."""
 
 
 #: what a model's prose must not merely repeat (program mode: echoed instructions do not count as prose)
@@ -165,10 +163,28 @@ def planner_request(failure_context: str | None) -> str:
     return text
 
 
+_KIND = {"not_null": "missing", "unique": "duplicated", "pattern": "malformed", "accepted_values": "unexpected",
+         "range": "out of range", "foreign_key": "orphaned", "freshness": "stale", "row_count": "row count off"}
+
+
+def problems_hint(findings: dict[str, Any]) -> str:
+    """The problems in plain words, per table ("visits: postcode missing, reply_email malformed"): what a summary
+    can be about (a small model given only instructions writes about the instructions)."""
+    by_table: dict[str, list[str]] = {}
+    for f in findings.get("findings", []):
+        if f.get("status") not in ("fail", "warn", "error"):
+            continue
+        what = "could not run" if f.get("status") == "error" else _KIND.get(str(f.get("check")), "failing")
+        column = f.get("column") or "+".join(f.get("columns") or []) or ""
+        by_table.setdefault(str(f.get("table") or f.get("name")), []).append(f"{column} {what}".strip())
+    return "; ".join(f"{t}: {', '.join(items)}" for t, items in by_table.items()) or "none"
+
+
 def writer_request(outline: str | None, failure_context: str | None, *, prose: bool = False,
-                   names: list[str] | None = None, choose: bool = False) -> str:
+                   names: list[str] | None = None, choose: bool = False, problems: str = "") -> str:
     if prose and choose:
-        text = CHOOSE.replace("{names}", ", ".join(f"`{n}`" for n in names or []) or "(none)")
+        text = CHOOSE.replace("{names}", ", ".join(f"`{n}`" for n in names or []) or "(none)").replace(
+            "{problems}", problems or "(none)")
     elif prose:
         text = PROSE.replace("{names}", ", ".join(f"`{n}`" for n in names or []) or "(none)").replace(
             "{example}", "{" + EXAMPLE + "}")

@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field
 
 from watchdog.graph import asks, compose, prompts
 from watchdog.graph.models import LLMUnavailable
-from watchdog.graph.nodes import GraphDeps, entry, messages_for, with_format
+from watchdog.graph.nodes import GraphDeps, choices_for, entry, messages_for, with_format
 from watchdog.graph.state import ReportState
 from watchdog.verify.wording import copied_from
 
@@ -46,7 +46,8 @@ def structural(state: ReportState, deps: GraphDeps) -> list[tuple[str | None, st
         else:
             prose = compose.Prose.model_validate(state["prose"])
             rules = {str(f["name"]): str(f.get("description") or "") for f in state["findings"].get("findings", [])}
-            out += list(asks.missing_prose(prose, prompts.problem_names(state["findings"]), rules))
+            choices = choices_for(state) if deps.config.causes == "choose" else None
+            out += list(asks.missing_prose(prose, prompts.problem_names(state["findings"]), rules, choices))
         return out
     # whether the draft is a report at all is verify_fn's (one verdict with `watchdog verify`); a fix answer that
     # turned an issue it was sent into a heading of the report is the graph's to see (it knows what it sent)

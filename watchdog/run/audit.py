@@ -25,7 +25,7 @@ from watchdog.history import DeliveryRecord, HistoryStore
 from watchdog.history.series import past_findings
 from watchdog.reconcile import counterpart
 from watchdog.redact import redact
-from watchdog.run.compute import RunOutcome, RunRequest, compute_run, new_run_id
+from watchdog.run.compute import RunOutcome, RunRequest, compute_run, new_run_id, resumed_outcome
 from watchdog.run.filing import RunFolder
 from watchdog.run.safe_write import OutputError
 from watchdog.run.scan_run import reports_dir
@@ -154,7 +154,7 @@ def resume_run(settings: Settings, run_id: str, *, sandbox: Any = None) -> Resum
     from watchdog.graph.runner import resume_llm_report
 
     result = resume_llm_report(run_id, settings=settings, sandbox=sandbox)
-    outcome = RunOutcome(run_id, result.findings, result.trends, result)
+    outcome = resumed_outcome(result)
     store = HistoryStore(settings.history_url())
     try:
         record = store.get_run(run_id)

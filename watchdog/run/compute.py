@@ -9,9 +9,11 @@ The stages run in this order, each a small function of the request and the outco
 2. :func:`diagnose_stage` -- where, since when and in which values each failing check's rows concentrate
    (:mod:`watchdog.diagnose`), written into the findings;
 3. :func:`trends_stage` -- each finding against the previous run's (when there is one);
-4. ``record`` -- the caller's callback, given the outcome before anything that can fail later (the
-   model, the disk, SMTP): a run files its findings.json and deterministic report.md here;
-5. :func:`llm_stage` -- the LLM report graph, when asked for (it returns an outcome, never a file).
+4. :func:`report_stage` -- the deterministic Markdown report;
+5. ``record`` -- the caller's callback, given the outcome before anything that can fail later (the
+   model, the disk, SMTP): a run files its findings.json and report.md here;
+6. :func:`llm_stage` -- the LLM report graph, when asked for (it returns an outcome, never a file), and the
+   report it leads to (the verified text, or the deterministic report with a banner saying why not).
 
 A stage to add is one more function called in :func:`compute_run`, reading and extending :class:`RunOutcome`.
 """
@@ -30,6 +32,7 @@ from watchdog.defaults import DEFAULT_SAMPLE
 from watchdog.errors import Interrupted
 from watchdog.exit_codes import ExitCode
 from watchdog.findings import FindingsDoc
+from watchdog.report.view import DEFAULT_ORDER, Order
 from watchdog.sandbox import Sandbox
 from watchdog.scan.scanner import Progress, scan
 from watchdog.scan.suites import Suite
@@ -65,6 +68,8 @@ class RunRequest:
     llm: bool = False
     settings: Settings | None = None
     models: Models | None = None
+    #: the order of the checks in the report
+    order: Order = DEFAULT_ORDER
     #: the run folder the LLM graph's checkpoint names (for ``watchdog resume``); the graph writes nothing there
     out_dir: Path | None = None
 
@@ -77,6 +82,8 @@ class RunOutcome:
     doc: FindingsDoc
     #: finding name -> new | resolved | worse | better | unchanged (None without a previous run to compare)
     trends: dict[str, str] | None = None
+    #: report.md: the deterministic report, or what the LLM stage led to
+    report: str = ""
     llm: LLMReportOutcome | None = None
 
     @property
@@ -94,6 +101,7 @@ def compute_run(request: RunRequest, *, record: Record | None = None) -> RunOutc
         outcome = scan_stage(request, box, record)
         diagnose_stage(request, box, outcome, record)
         trends_stage(request, outcome)
+        report_stage(request, outcome)
         if record is not None:
             record(outcome)
         if request.llm:
@@ -110,7 +118,9 @@ def scan_stage(request: RunRequest, box: Sandbox, record: Record | None) -> RunO
         partial: FindingsDoc = stop.doc  # type: ignore[assignment]
         partial.run_id = request.run_id
         if record is not None:
-            stop.saved_to = record(RunOutcome(request.run_id, partial))
+            kept = RunOutcome(request.run_id, partial)
+            report_stage(request, kept)
+            stop.saved_to = record(kept)
         raise
     doc.run_id = request.run_id
     return RunOutcome(request.run_id, doc)
@@ -126,6 +136,7 @@ def diagnose_stage(request: RunRequest, box: Sandbox, outcome: RunOutcome, recor
     except KeyboardInterrupt:  # Ctrl-C while diagnosing: the findings are complete, record them
         stop = Interrupted(outcome.doc)
         if record is not None:
+            report_stage(request, outcome)
             stop.saved_to = record(outcome)
         raise stop from None
 
@@ -135,6 +146,12 @@ def trends_stage(request: RunRequest, outcome: RunOutcome) -> None:
         from watchdog.trends import compare
 
         outcome.trends = compare([f.to_json_dict() for f in outcome.doc.findings], request.previous_findings)
+
+
+def report_stage(request: RunRequest, outcome: RunOutcome) -> None:
+    from watchdog.report import render_markdown
+
+    outcome.report = render_markdown(outcome.doc, trends=outcome.trends, order=request.order)
 
 
 def llm_stage(request: RunRequest, box: Sandbox, outcome: RunOutcome) -> None:
@@ -147,3 +164,24 @@ def llm_stage(request: RunRequest, box: Sandbox, outcome: RunOutcome) -> None:
         build_models(settings.llm)  # no endpoint: a clear error (the findings are recorded already)
     outcome.llm = run_llm_report(outcome.doc, request.out_dir or Path.cwd(), settings=settings,
                                  run_id=request.run_id, models=request.models, sandbox=box, trends=outcome.trends)
+    outcome.report = llm_report_markdown(outcome.doc, outcome.llm, outcome.trends, request.order)
+
+
+def resumed_outcome(llm: LLMReportOutcome, order: Order = DEFAULT_ORDER) -> RunOutcome:
+    """The outcome of a run whose LLM report was resumed from its checkpoint (``watchdog resume``)."""
+    return RunOutcome(llm.run_id, llm.findings, llm.trends, llm_report_markdown(llm.findings, llm, llm.trends, order),
+                      llm)
+
+
+def llm_report_markdown(doc: FindingsDoc, llm: LLMReportOutcome, trends: dict[str, str] | None,
+                        order: Order = DEFAULT_ORDER) -> str:
+    """report.md after the report graph: its verified text (plus what changed), or the deterministic
+    report with a banner saying why the draft was not delivered."""
+    from watchdog.redact import redact
+    from watchdog.report import render_markdown
+    from watchdog.report.render import render_changes_markdown
+
+    if llm.outcome == "verified" and llm.final_report:
+        changes = render_changes_markdown(doc, trends) if trends else ""
+        return llm.final_report.rstrip() + "\n" + changes
+    return render_markdown(doc, banner=redact(llm.banner()), trends=trends, order=order)

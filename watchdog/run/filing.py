@@ -31,13 +31,10 @@ from typing import TYPE_CHECKING, Any
 from watchdog.exit_codes import read_status, run_status
 from watchdog.findings import FindingsDoc
 from watchdog.redact import redact
-from watchdog.report import render_markdown
-from watchdog.report.render import render_changes_markdown
 from watchdog.report.view import DEFAULT_ORDER, Order
 from watchdog.run.safe_write import check_out_dir, rescue_findings
 
 if TYPE_CHECKING:
-    from watchdog.graph.runner import LLMReportOutcome
     from watchdog.run.compute import RunOutcome
 
 FINDINGS = "findings.json"
@@ -71,16 +68,6 @@ def point_latest(audit_dir: Path, run_dir: Path) -> Path:
     return link
 
 
-def llm_report_markdown(doc: FindingsDoc, llm: LLMReportOutcome, trends: dict[str, str] | None,
-                        order: Order = DEFAULT_ORDER) -> str:
-    """report.md after the report graph: its verified text (plus what changed), or the deterministic
-    report with a banner saying why the draft was not delivered."""
-    if llm.outcome == "verified" and llm.final_report:
-        changes = render_changes_markdown(doc, trends) if trends else ""
-        return llm.final_report.rstrip() + "\n" + changes
-    return render_markdown(doc, banner=redact(llm.banner()), trends=trends, order=order)
-
-
 @dataclass
 class RunFolder:
     """One run's folder; every file in it is written through this class (its reports in ``order``)."""
@@ -109,18 +96,20 @@ class RunFolder:
         check_out_dir(self.path)
 
     def file_findings(self, outcome: RunOutcome) -> Path:
-        """findings.json, then the deterministic report.md (there even if a later stage dies). If findings.json
-        cannot be written here, a rescue copy is written and OutputError says where."""
+        """findings.json, then the report computed so far (the deterministic one: there even if a later stage
+        dies). If findings.json cannot be written here, a rescue copy is written and OutputError says where."""
         self._write_findings(outcome.doc)
-        write_atomic(self.report_path, render_markdown(outcome.doc, trends=outcome.trends, order=self.order))
+        write_atomic(self.report_path, outcome.report)
         return self.findings_path
 
     def file_run(self, outcome: RunOutcome, *, audit: str | None = None, review_required: bool = False) -> Path:
         """The rest of a run once it is computed: report.md (and report.unverified.md) from the LLM outcome;
         for an audit report.html, audit.json and ``latest``; for a scan audit.json when the LLM ran.
         Returns the report's path."""
-        if outcome.llm is not None:
-            self._write_llm_report(outcome.doc, outcome.trends, outcome.llm)
+        if outcome.llm is not None:  # the report the LLM stage led to, and its unverified draft
+            if outcome.llm.outcome != "verified" and outcome.llm.draft:
+                write_atomic(self.unverified_path, outcome.llm.draft)
+            write_atomic(self.report_path, outcome.report)
         if audit is not None:
             from watchdog.report.html import render_html
 
@@ -157,11 +146,6 @@ class RunFolder:
             return write_atomic(self.findings_path, doc.to_json())
         except OSError as exc:
             raise rescue_findings(doc, self.findings_path, exc) from None
-
-    def _write_llm_report(self, doc: FindingsDoc, trends: dict[str, str] | None, llm: LLMReportOutcome) -> None:
-        if llm.outcome != "verified" and llm.draft:
-            write_atomic(self.unverified_path, llm.draft)
-        write_atomic(self.report_path, llm_report_markdown(doc, llm, trends, self.order))
 
     def _write_audit(self, outcome: RunOutcome, *, audit: str | None, review_required: bool) -> Path:
         meta = {"run_id": outcome.run_id, "audit": audit, "status": run_status(outcome.exit_code),

@@ -74,7 +74,7 @@ def run_scan(database: str | DatabaseConfig, suite_paths: Iterable[str | Path], 
     folder.check()  # before any query: a scan whose findings cannot be written is not started
     request = RunRequest(database=target, suites=suites, run_id=run_id or new_run_id(), sample=sample,
                          on_progress=on_progress, diagnose=diagnose, llm=llm, settings=settings, models=models,
-                         out_dir=out_dir)
+                         order=order, out_dir=out_dir)
     outcome = compute_run(request, record=folder.file_findings)
     folder.file_run(outcome)
     return ScanOutcome.filed(outcome, out_dir)

@@ -14,7 +14,7 @@ from watchdog.errors import DatabaseUnavailable, QueryError, QueryTimeout
 from watchdog.redact import redact
 from watchdog.sandbox import cancel as cancelling
 from watchdog.sandbox.fetching import fetch_capped
-from watchdog.sandbox.limits import CONNECT_TIMEOUT_S, DEADLINE_GRACE_S  # noqa: F401
+from watchdog.sandbox.limits import DEADLINE_GRACE_S
 from watchdog.sandbox.result import QueryResult
 
 if TYPE_CHECKING:

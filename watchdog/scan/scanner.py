@@ -240,7 +240,8 @@ def _finding(sandbox: Sandbox, check: Check, needs: list[Metric] | None, plan_er
              measured: _Measured) -> tuple[Finding, Measurement | None]:
     base = dict(name=check.name, check=check.kind, table=check.table, column=check.column, columns=check.columns,
                 severity=check.options.severity, params=jsonable(check.params),
-                description=check.options.description)
+                description=check.options.description, owners=list(check.owners) or None,
+                tags=list(check.tags) or None)
     try:
         base["sql"] = check.finding_sql(sandbox.dialect)
     except WatchdogError:

@@ -20,10 +20,10 @@ from watchdog.scan.anomaly_series import suite_problems
 from watchdog.scan.check_types import Check, check_types
 from watchdog.scan.check_types.fields import OptionsError
 from watchdog.scan.sqlbuild import split_name
-from watchdog.scan.table_options import CHECKS_KEY, NO_OPTIONS, frozen, table_options
+from watchdog.scan.table_options import CHECKS_KEY, NO_OPTIONS, frozen, names, table_options
 from watchdog.yaml_lines import DuplicateKeyError, YamlLines, dotted, load_with_lines
 
-TOP_LEVEL_KEYS = ("tables", "custom_sql", "allow_empty")
+TOP_LEVEL_KEYS = ("tables", "custom_sql", "allow_empty", "owner", "owners", "tags")
 #: options that have fields of their own in a finding, so they are not repeated in ``params``
 NOT_PARAMS = {"name", "description", "severity", "column", "columns"}
 
@@ -206,9 +206,29 @@ class _SuiteReader:
                                      f"expected one of {', '.join(TOP_LEVEL_KEYS)}")
         suite.checks.extend(self.read_tables(data.get("tables") or {}))
         suite.checks.extend(self.read_custom_sql(data.get("custom_sql") or []))
+        self.assign_owners(data, suite.checks)
         self.check_not_empty(suite, data.get("allow_empty", False))
         suite.allow_empty = data.get("allow_empty") is True
         return (suite if not self.problems else None), self.problems
+
+    def assign_owners(self, data: dict[str, Any], checks: list[Check]) -> None:
+        """Owners and tags, inherited suite -> table -> check: the most specific owners win, tags add up."""
+        top: dict[str, tuple[str, ...]] = {}
+        for key, what in (("owner", "an owner"), ("owners", "an owner"), ("tags", "a tag")):
+            if key in data:
+                try:
+                    top[key] = names(data[key], what)
+                except ValueError as exc:
+                    self.problem((key,), str(exc))
+        suite_owners = top.get("owner", ()) + top.get("owners", ())
+        for check in checks:
+            options = check.options
+            own = ((options.owner,) if getattr(options, "owner", None) else ()) + tuple(
+                getattr(options, "owners", None) or ())
+            table = check.table_options.get("owner", ()) + check.table_options.get("owners", ())
+            check.owners = tuple(dict.fromkeys(own or table or suite_owners))
+            check.tags = tuple(dict.fromkeys(top.get("tags", ()) + check.table_options.get("tags", ())
+                                             + tuple(getattr(options, "tags", None) or ())))
 
     def check_not_empty(self, suite: Suite, allow_empty: Any) -> None:
         """A suite without checks would pass a CI gate without checking anything: refused unless allowed."""

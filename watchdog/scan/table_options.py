@@ -69,6 +69,30 @@ def _column_name(value: Any) -> str:
     return value
 
 
+def names(value: Any, what: str) -> tuple[str, ...]:
+    """An owner or tag list as written (one string or a list of them)."""
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not value or not all(isinstance(v, str) and v.strip() for v in value):
+        raise ValueError(f"expected {what} or a list of them")
+    return tuple(dict.fromkeys(v.strip() for v in value))
+
+
+@table_option("owner", "who answers for the table's checks, e.g. \"@data-platform\" (a check's own owner wins)")
+def _owner(value: Any) -> tuple[str, ...]:
+    return names(value, "an owner such as \"@data-platform\"")
+
+
+@table_option("owners", "several owners of the table's checks, e.g. [\"@alice\", \"@bob\"]")
+def _owners(value: Any) -> tuple[str, ...]:
+    return names(value, "an owner such as \"@alice\"")
+
+
+@table_option("tags", "tags of every check of the table, e.g. [pii, finance] (added to the suite's and the check's)")
+def _tags(value: Any) -> tuple[str, ...]:
+    return names(value, "a tag such as finance")
+
+
 @table_option("segments", "columns the diagnosis groups a failing check's rows by (a list of column names)")
 def _segments(value: Any) -> tuple[str, ...]:
     if isinstance(value, str):

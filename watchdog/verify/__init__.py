@@ -145,8 +145,10 @@ prompt):
    come from csv_import" when it holds 21; "nine in ten", "most"), a concentration in a segment the diagnosis did
    not find ("most bad rows come from the mobile app"), an onset date ("since mid-December" when the first failing
    row is from 2026-11-14), an offending value's count, the number of different wrong values, the rows shared
-   with another check — :mod:`watchdog.verify.diagnosis`. Numbers there that equal a diagnosis figure are not
-   read as the finding's own counts.
+   with another check — :mod:`watchdog.verify.diagnosis`; a table row naming a segment or offending value is held
+   to its figures (``diagnosis_tables``); a likely cause naming a segment, value or date the diagnosis does not
+   hold (``diagnosis_causes``, also :func:`~watchdog.verify.diagnosis_causes.check_causes` for a program-mode
+   answer). Numbers there that equal a diagnosis figure are not read as the finding's own counts.
 
 Each message names the check's own quantity and states only true facts: a ``row_count`` is said to
 count rows, a ``freshness`` check's age is an age (never "failing rows"), a ``not_null`` check has no
@@ -167,7 +169,7 @@ rows"). ``Verification.passed`` is true when nothing is bad; ``to_json_dict()`` 
 in words about passing checks), :mod:`~watchdog.verify.unwrap`
 (fences, tags, reasoning), :mod:`~watchdog.verify.truncation` (cut-off drafts),
 :mod:`~watchdog.verify.diagnosis` (claims about a diagnosis; ``diagnosis_facts``, ``diagnosis_dates``,
-``diagnosis_values``),
+``diagnosis_values``, ``diagnosis_tables``, ``diagnosis_causes``),
 :mod:`~watchdog.verify.model` (the result).
 """
 

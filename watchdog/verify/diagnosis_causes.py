@@ -40,16 +40,19 @@ def _diagnosed(f: Finding) -> DiagFacts | None:
     return DiagFacts.of(f) if f.status in ("fail", "warn") else None
 
 
-def _sample_values(f: Finding) -> dict[str, str]:
-    """normalised value -> the column a sample row shows it in (not the checked column)."""
-    out: dict[str, str] = {}
+def _sample_values(f: Finding, facts: DiagFacts) -> dict[str, str]:
+    """normalised value -> the column a sample row shows it in, for values that look like a segment's: in a
+    column the diagnosis grouped by, or repeated in the sample rows (not a name, an address, an id)."""
     own = {f.column, *(f.columns or [])}
+    grouped = {s.column for s in facts.segments}
+    seen: dict[tuple[str, str], int] = {}
     for row in f.sample or []:
         for col, v in row.items():
-            if col in own or not isinstance(v, str) or not re.search(r"[A-Za-z]", v) or len(v) > 40:
+            if col in own or not isinstance(v, str) or not re.search(r"[A-Za-z]", v) or len(v) > 40 or \
+                    re.search(r"[@/:]", v):
                 continue
-            out.setdefault(norm(v), col)
-    return out
+            seen[(col, norm(v))] = seen.get((col, norm(v)), 0) + 1
+    return {v: col for (col, v), n in sorted(seen.items()) if v and (n >= 2 or col in grouped)}
 
 
 def _held(facts: DiagFacts, f: Finding, column: str | None, value: str) -> bool:
@@ -74,7 +77,7 @@ def check_causes(res: Results, f: Finding, causes: list[str]) -> None:
     facts = _diagnosed(f)
     if facts is None:
         return
-    seen = _sample_values(f)
+    seen = _sample_values(f, facts)
     held_days = _dates_held(facts)
     year = held_days[0].year if held_days else 2000
     for cause in causes:

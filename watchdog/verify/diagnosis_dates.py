@@ -46,6 +46,8 @@ _END = re.compile(
     r"\b(?:until|till|through|up\s+to|latest\s+(?:\w+\s+){0,3}?(?:on|in|at|is|was)|"
     r"last\s+(?:failing|bad|broken|invalid|one|\w+\s+row)\s+(?:\w+\s+){0,2}?(?:on|in|at|is|was)|"
     r"most\s+recent\s+(?:\w+\s+){0,3}?(?:on|in|at|is|was))\s+(?:the\s+)?$", re.I)
+_ABOUT_ROWS = re.compile(r"\b(?:they|them|all|fail\w*|rows?|records?|these|those|dat(?:e|es|ing)|appear\w*|began|"
+                         r"start\w*|onwards?|since)\b", re.I)
 _BETWEEN = re.compile(r"\bbetween\s+(?:the\s+)?$", re.I)
 _PARTIAL = re.compile(r"\b(?:most|majority|bulk|many|some|several|half|nearly\s+all|almost\s+all|\d+\s+of)\b", re.I)
 _PARTS = {"early": (1, 12), "mid": (8, 22), "late": (18, 31), "end of": (20, 31), "the end of": (20, 31),
@@ -121,8 +123,9 @@ def check_onset(res: Results, item: IndexedFinding, facts: DiagFacts, clause: st
                 and (_BETWEEN.search(clause[:spans[k - 1][0]]) or re.search(r"\bfrom\s+(?:the\s+)?$",
                                                                               clause[:spans[k - 1][0]], re.I)):
             role = "end"
-        elif _START.search(before):
-            role = "start"
+        elif _START.search(before) and (not re.search(r"\bfrom\s+(?:the\s+)?$", before, re.I) or _ABOUT_ROWS.search(
+                clause)):
+            role = "start"  # a bare "from <date>" only where the clause speaks of the failing rows
         elif _END.search(before):
             role = "end"
         else:

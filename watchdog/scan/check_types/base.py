@@ -35,6 +35,10 @@ class CheckOptions(Options):
     description: str | None = None
     #: judge the check's figure against its history (see scan/anomaly_series.py)
     anomaly: AnomalyOptions | None = None
+    #: who answers for the check (overrides the table's and the suite's) and what it is about (added to theirs)
+    owner: str | None = option(None, min_length=1)
+    owners: list[str] | None = None
+    tags: list[str] | None = None
 
 
 @options_class
@@ -220,6 +224,9 @@ class Check:
 
         #: the line of the suite the check is written on (set by the suite reader)
         self.line: int | None = None
+        #: who answers for the check and its tags, inherited suite -> table -> check (set by the suite reader)
+        self.owners: tuple[str, ...] = ()
+        self.tags: tuple[str, ...] = ()
         #: ``{column: (kind, declared type)}`` from the catalogue (see ``needs_column_types``)
         self.column_kinds: dict[str, tuple[str, str]] = {}
         #: the options the suite sets for the check's table (``segments``, ``timestamp_column``, ...: see

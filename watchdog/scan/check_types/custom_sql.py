@@ -43,6 +43,9 @@ class CustomSqlOptions(Options):
     min: float | None = None
     max: float | None = None
     description: str | None = None
+    owner: str | None = option(None, min_length=1)
+    owners: list[str] | None = None
+    tags: list[str] | None = None
 
     def __post_init__(self) -> None:
         if self.sql is None and self.failing_rows_sql is None:

@@ -1,0 +1,170 @@
+"""The ``slack`` and ``teams`` channels: a run posted where the team works.
+
+Slack goes through ``slack_sdk`` (an incoming webhook, or the Web API's ``chat.postMessage`` with a token and a
+channel); a 429 answer is waited out as its ``Retry-After`` says, but never past the delivery's deadline, and a
+5xx is retried once. Teams posts an Adaptive Card to a Workflows webhook. Webhook URLs and tokens are credentials:
+they are registered as secrets, and the channel's target (recorded in the history and the outbox, shown in logs)
+is a fingerprint of the URL, never the URL.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+import urllib.error
+import urllib.request
+from typing import Any
+
+from watchdog import __version__ as _version
+from watchdog.delivery.base import DeliveryError, RunPackage, network_reason
+from watchdog.findings import FindingsDoc
+from watchdog.redact import redact, register_secret
+from watchdog.report.chat import Select, message, problem_findings
+
+
+def fingerprint(kind: str, secret: str) -> str:
+    return f"{kind}:{hashlib.sha256(secret.encode()).hexdigest()[:12]}"
+
+
+class _Deadline:
+    def __init__(self, seconds: float):
+        self.end = time.monotonic() + seconds
+
+    def left(self) -> float:
+        return self.end - time.monotonic()
+
+
+class ChatSender:
+    """What the two chat channels share: the message, the deadline, the masked target."""
+
+    kind = "chat"
+
+    def __init__(self, secret: str, *, public_url: str | None, max_checks: int, timeout_s: float,
+                 select: Select | None = None, on: str = "problems", mentions: dict[str, str] | None = None):
+        register_secret(secret)
+        self._secret = secret
+        self.public_url = public_url
+        self.max_checks = max_checks
+        self.timeout_s = timeout_s
+        self.select = select or Select()
+        self.on = on
+        #: owner -> how this chat names them (a Slack mention ``<@U123>``, a Teams display name)
+        self.mentions = mentions or {}
+
+    def targets(self) -> list[str]:
+        return [fingerprint(self.kind, self._secret)]
+
+    def skip_reason(self, package: RunPackage) -> str | None:
+        """Why this destination hears nothing of the run (its selection matched no problem check), or None."""
+        if self.on == "always":
+            return None
+        doc = FindingsDoc.from_json(package.findings_bytes())
+        if doc.error or problem_findings(doc, package.trends, self.select):
+            return None
+        return f"the selection ({self.select.describe()}) matched no problem check"
+
+    def _message(self, package: RunPackage) -> Any:
+        doc = FindingsDoc.from_json(package.findings_bytes())
+        return message(doc, audit=package.audit, run_id=package.run_id, trends=package.trends,
+                       public_url=self.public_url, max_checks=self.max_checks, select=self.select)
+
+    def _mentioned(self, package: RunPackage) -> list[str]:
+        """How this chat names the owners of the problem checks the message lists."""
+        doc = FindingsDoc.from_json(package.findings_bytes())
+        owners = [o for f in problem_findings(doc, package.trends, self.select)[:self.max_checks]
+                  for o in f.owners or ()]
+        return [self.mentions[o] for o in dict.fromkeys(owners) if o in self.mentions]
+
+
+class SlackSender(ChatSender):
+    kind = "slack"
+
+    def __init__(self, *, webhook_url: str | None = None, token: str | None = None, channel: str | None = None,
+                 public_url: str | None = None, max_checks: int = 20, timeout_s: float = 10.0, **routing: Any):
+        super().__init__(webhook_url or token or "", public_url=public_url, max_checks=max_checks,
+                         timeout_s=timeout_s, **routing)
+        self.channel = channel
+        self.web_api = webhook_url is None
+        #: the Web API's address (tests point it at a receiver on loopback)
+        self.api_url = "https://slack.com/api/"
+
+    def payload(self, package: RunPackage) -> tuple[str, list[dict[str, Any]]]:
+        from watchdog.report.slack_blocks import blocks
+
+        return blocks(self._message(package), self._mentioned(package))
+
+    def send(self, package: RunPackage, target: str) -> None:
+        text, body = self.payload(package)
+        deadline = _Deadline(self.timeout_s)
+        handlers = _retry_handlers(deadline)
+        try:
+            if self.web_api:
+                from slack_sdk import WebClient
+                from slack_sdk.errors import SlackApiError
+
+                client = WebClient(token=self._secret, base_url=self.api_url, timeout=max(1, int(self.timeout_s)),
+                                   retry_handlers=handlers)
+                try:
+                    client.chat_postMessage(channel=self.channel or "", text=text, blocks=body)
+                except SlackApiError as exc:
+                    raise DeliveryError(f"Slack refused the message: {exc.response.get('error', 'error')}") from None
+                return
+            from slack_sdk.webhook import WebhookClient
+
+            hook = WebhookClient(self._secret, timeout=max(1, int(self.timeout_s)), retry_handlers=handlers)
+            answer = hook.send(text=text, blocks=body)
+        except DeliveryError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - a network failure, said without the URL
+            reason = network_reason(exc, self.timeout_s, "Slack endpoint") or type(exc).__name__
+            raise DeliveryError(f"Slack webhook {target}: {redact(reason)}") from None
+        if answer.status_code != 200:
+            raise DeliveryError(f"Slack webhook {target} answered HTTP {answer.status_code}: "
+                                f"{redact(str(answer.body))[:200]}")
+
+
+def _retry_handlers(deadline: _Deadline) -> list[Any]:
+    from slack_sdk.http_retry.builtin_handlers import RateLimitErrorRetryHandler, ServerErrorRetryHandler
+
+    class WithinDeadline(RateLimitErrorRetryHandler):
+        """Waits out a 429 as Retry-After says, if the delivery's deadline leaves the time."""
+
+        def _can_retry(self, *, state: Any, request: Any, response: Any = None, error: Any = None) -> bool:
+            if response is None or response.status_code != 429:
+                return False
+            wait = next((v for k, v in response.headers.items() if k.lower() == "retry-after"), ["1"])
+            try:
+                seconds = float(wait[0] if isinstance(wait, list) else wait)
+            except ValueError:
+                seconds = 1.0
+            return seconds + 1 < deadline.left()
+
+    return [WithinDeadline(max_retry_count=3), ServerErrorRetryHandler(max_retry_count=1)]
+
+
+class TeamsSender(ChatSender):
+    kind = "teams"
+
+    def payload(self, package: RunPackage) -> dict[str, Any]:
+        from watchdog.report.teams_card import card
+
+        return card(self._message(package), self._mentioned(package))
+
+    def send(self, package: RunPackage, target: str) -> None:
+        body = json.dumps(self.payload(package), ensure_ascii=False).encode("utf-8")
+        deadline = _Deadline(self.timeout_s)
+        request = urllib.request.Request(self._secret, data=body, method="POST", headers={
+            "Content-Type": "application/json; charset=utf-8", "User-Agent": f"watchdog/{_version}"})
+        for attempt in (1, 2):
+            try:
+                with urllib.request.urlopen(request, timeout=max(0.5, deadline.left())) as answer:  # noqa: S310
+                    answer.read(65536)
+                    return
+            except urllib.error.HTTPError as exc:
+                if exc.code >= 500 and attempt == 1 and deadline.left() > 1:
+                    continue
+                raise DeliveryError(f"Teams webhook {target} answered HTTP {exc.code}") from None
+            except Exception as exc:  # noqa: BLE001 - a network failure, said without the URL
+                reason = network_reason(exc, self.timeout_s, "Teams endpoint") or type(exc).__name__
+                raise DeliveryError(f"Teams webhook {target}: {redact(reason)}") from None

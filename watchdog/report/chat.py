@@ -1,0 +1,101 @@
+"""What a chat message says about a run, whatever the chat: the headline, the problem checks (bounded), links.
+
+Slack blocks (:mod:`watchdog.report.slack_blocks`) and Teams cards (:mod:`watchdog.report.teams_card`) render
+the same :class:`ChatMessage`, so both say the same thing. Links open pages of ``watchdog serve --ui`` under the
+configuration's ``public_url``; without one a message carries no link (a server path opens nothing for its
+reader).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from urllib.parse import quote
+
+from watchdog.findings import Finding, FindingsDoc
+from watchdog.report.diagnosis_text import sentences
+from watchdog.report.escape import number, percent
+
+PROBLEMS = ("fail", "error", "warn")
+STATUS_WORD = {"fail": "FAIL", "warn": "WARN", "error": "ERROR", "pass": "PASS"}
+
+
+@dataclass
+class ProblemLine:
+    name: str
+    status: str
+    figure: str          # "37 of 2,000 (1.85%)", "observed 12.5", the error
+    change: str | None   # new, worse, better, unchanged (None: no previous run)
+    why: str | None      # the diagnosis in a sentence or two
+
+
+@dataclass
+class ChatMessage:
+    headline: str
+    problems: list[ProblemLine]
+    more: int
+    links: list[tuple[str, str]] = field(default_factory=list)
+    database_error: str | None = None
+
+
+def _figure(f: Finding) -> str:
+    if f.status == "error":
+        return f.error or "could not run"
+    if f.failing is not None and f.total is not None:
+        rate = f" ({percent(f.rate)})" if f.rate is not None else ""
+        return f"{number(f.failing)} of {number(f.total)}{rate}"
+    if f.observed is not None:
+        return f"observed {number(f.observed)}"
+    return ""
+
+
+@dataclass(frozen=True)
+class Select:
+    """Which problem checks a destination hears about (see ``delivery.channels.Selection``)."""
+
+    tags: tuple[str, ...] = ()
+    owners: tuple[str, ...] = ()
+    severity: str | None = None
+    new_only: bool = False
+
+    def keeps(self, f: Finding, trends: dict[str, str]) -> bool:
+        if self.tags and not set(self.tags) & set(f.tags or ()):
+            return False
+        if self.owners and not set(self.owners) & set(f.owners or ()):
+            return False
+        if self.severity == "fail" and f.status == "warn":
+            return False
+        # new: not a problem in the previous run (without a previous run, every problem is new)
+        return not (self.new_only and trends and trends.get(f.name) != "new")
+
+    def describe(self) -> str:
+        parts = [f"tags: {', '.join(self.tags)}" if self.tags else "",
+                 f"owners: {', '.join(self.owners)}" if self.owners else "",
+                 f"severity: {self.severity}" if self.severity else "", "new problems only" if self.new_only else ""]
+        return "; ".join(p for p in parts if p) or "every problem check"
+
+
+def problem_findings(doc: FindingsDoc, trends: dict[str, str], select: Select | None = None) -> list[Finding]:
+    """The problem checks a destination hears about, failing first, then erroring, then warning."""
+    chosen = select or Select()
+    return [f for status in PROBLEMS for f in doc.findings if f.status == status and chosen.keeps(f, trends)]
+
+
+def message(doc: FindingsDoc, *, audit: str, run_id: str, trends: dict[str, str], public_url: str | None,
+            max_checks: int, select: Select | None = None) -> ChatMessage:
+    s = doc.summary
+    parts = [f"{s.failed} failed" if s.failed else "", f"{s.warned} warned" if s.warned else "",
+             f"{s.errors} errors" if s.errors else ""]
+    outcome = ", ".join(p for p in parts if p) or f"all {s.checks} checks passed"
+    new = sum(1 for v in trends.values() if v == "new")
+    resolved = sum(1 for v in trends.values() if v == "resolved")
+    extra = " · ".join(x for x in (f"{new} new" if new else "", f"{resolved} resolved" if resolved else "") if x)
+    headline = f"{audit}: {outcome}" + (f" · {extra}" if extra else "")
+    problems = problem_findings(doc, trends, select)
+    lines = [ProblemLine(f.name, f.status, _figure(f), trends.get(f.name), " ".join(sentences(f)) or None)
+             for f in problems[:max_checks]]
+    links = []
+    if public_url:
+        base = public_url.rstrip("/")
+        links = [("Open the report", f"{base}/runs/{quote(run_id, safe='')}/report.html"),
+                 ("Audit history", f"{base}/{quote(audit, safe='')}.html")]
+    return ChatMessage(headline, lines, max(0, len(problems) - max_checks), links, doc.error)
