@@ -176,3 +176,13 @@ def test_gemma_echoing_the_system_text_or_one_sentence_is_never_delivered(tmp_pa
     said = [" ".join(b["message"] for b in r["verification"]["bad"]) for r in outcome.rounds if r["step"] == "evaluate"]
     assert "repeats the instructions given to the model" in said[0] and "is said 7 times in one place" in said[1]
     assert outcome.outcome == "fallback" and "report" not in (outcome.final_report or "")
+
+
+def test_qwen_answering_a_fix_round_word_for_word_as_before_stops_the_loop(tmp_path, monkeypatch):
+    # recorded: both fix answers are the same bytes; the loop stops at the second (no third call, no re-plan)
+    rec = recorded("qwen0.5b_gen9009_program_choose_repeated.json")
+    assert rec["calls"][1]["answer"] == rec["calls"][2]["answer"]
+    outcome, bodies = replay(tmp_path, monkeypatch, rec["findings"], rec["calls"], max_fix_rounds=3, causes="choose")
+    assert len(bodies) == 3 and outcome.outcome == "fallback"
+    assert outcome.reason == "the model repeated itself: fix round 2 answered word for word as before"
+    assert outcome.banner().startswith("Unverified LLM draft not delivered: the model repeated itself: fix round 2")
