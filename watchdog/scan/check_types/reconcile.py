@@ -9,6 +9,7 @@ both sides (``target_where`` the target's differently).
 
 from __future__ import annotations
 
+import re
 from typing import Any, Literal
 
 from watchdog.scan.check_types.base import (
@@ -67,6 +68,16 @@ class ReconcileOptions(RowCheckOptions):
                 parse_metric(metric)
 
 
+def _label(with_: str) -> str:
+    """A configured name as it is; a URL by its database's name (``sqlite:///data/copy.db`` -> ``copy``), never its
+    host or user info."""
+    if "://" not in with_:
+        return with_
+    tail = with_.split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1]
+    name = re.sub(r"\.(db|sqlite3?|duckdb)$", "", tail)
+    return re.sub(r"[^A-Za-z0-9_]+", "_", name).strip("_") or "other"
+
+
 @register
 class Reconcile(Check):
     kind = "reconcile"
@@ -79,8 +90,7 @@ class Reconcile(Check):
         if self.options.name:
             return self.options.name
         form = "metrics." if self.options.metrics is not None else ""
-        other = self.options.with_ if "://" not in self.options.with_ else "other"
-        return f"{self.table}.{other}.{form}reconcile"
+        return f"{self.table}.{_label(self.options.with_)}.{form}reconcile"
 
     def metrics(self, dialect: str) -> list[Metric]:
         from watchdog.reconcile import counterpart
