@@ -32,6 +32,10 @@ def _kind(sql: str) -> str:
         return "unique"  # with samples on, it also returns the first duplicated keys
     if "NOT EXISTS" in text:
         return "foreign_key"  # with samples on, it also returns the first orphan rows
+    if "AS WD_ROWS" in text:
+        return "batch"  # the aggregate pass that also returns the failing rows' keys (SQLite)
+    if ".ROWID IN (" in text:
+        return "sample"  # the sample rows read by the keys the aggregate pass returned
     if " LIMIT " in text:
         return "sample"  # one statement per table for its breaching checks' samples
     return "batch"

@@ -89,7 +89,7 @@ def _aggregate(node: exp.Expression) -> bool:
     if isinstance(node, exp.AggFunc) or (isinstance(node, exp.Filter) and isinstance(node.this, exp.AggFunc)):
         return True
     return node.find(exp.AggFunc) is not None and all(
-        col.find_ancestor(exp.AggFunc) is not None for col in node.find_all(exp.Column))
+        col.find_ancestor(exp.AggFunc, exp.Filter) is not None for col in node.find_all(exp.Column))
 
 
 def is_table_batch(tree: exp.Expression, table: str) -> bool:

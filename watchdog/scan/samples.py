@@ -159,9 +159,16 @@ def keyed_select(table: str, condition: exp.Expr | None, chunk: list[Aggregate],
     columns: list[exp.Expr] = []
     for i, m in enumerate(chunk):
         if isinstance(m, KeyAggregate):
-            k = exp.Column(this=sqlbuild.ident(column_of[m.count_key]))
-            few = exp.LTE(this=exp.Count(this=k.copy()), expression=exp.Literal.number(SPARSE_FACTOR * rows))
-            value: exp.Expr = exp.Case(ifs=[exp.If(this=few, true=exp.GroupConcat(this=k))])
+            name = column_of[m.count_key]
+
+            def k(name: str = name) -> exp.Column:  # a fresh node each time: nothing copied
+                return exp.Column(this=sqlbuild.ident(name))
+
+            few = exp.LTE(this=exp.Count(this=k()), expression=exp.Literal.number(SPARSE_FACTOR * rows))
+            # FILTER: the list's step runs on failing rows only (a NULL argument still costs a call per row)
+            listed = exp.Filter(this=exp.GroupConcat(this=k()),
+                                expression=exp.Where(this=exp.Not(this=exp.Is(this=k(), expression=exp.Null()))))
+            value: exp.Expr = exp.Case(ifs=[exp.If(this=few, true=listed)])
         elif m.key in column_of:
             value = exp.Count(this=exp.Column(this=sqlbuild.ident(column_of[m.key])))
         else:

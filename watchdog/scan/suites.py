@@ -20,7 +20,7 @@ from watchdog.scan.anomaly_series import suite_problems
 from watchdog.scan.check_types import Check, check_types
 from watchdog.scan.check_types.fields import OptionsError
 from watchdog.scan.sqlbuild import split_name
-from watchdog.scan.table_options import CHECKS_KEY, NO_OPTIONS, frozen, names, table_options
+from watchdog.scan.table_options import CHECKS_KEY, NO_OPTIONS, conflicts, frozen, names, table_options
 from watchdog.yaml_lines import DuplicateKeyError, YamlLines, dotted, load_with_lines
 
 TOP_LEVEL_KEYS = ("tables", "custom_sql", "allow_empty", "owner", "owners", "tags")
@@ -287,6 +287,8 @@ class _SuiteReader:
                 values[option.name] = option.parse(value)
             except ValueError as exc:
                 self.problem(at + (key,), f"{exc} ({option.name}: {option.help})")
+        for name, message in conflicts(values):
+            self.problem(at + (name,), message)
         return frozen(values)
 
     def read_custom_sql(self, customs: Any) -> list[Check]:

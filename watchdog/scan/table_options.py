@@ -7,14 +7,16 @@ A table in a suite is either a plain list of checks or a mapping of table option
         segments: [source, country]      # columns the diagnosis groups failing rows by
         timestamp_column: created_at     # the column that says when a row arrived
         diagnose: {timeout_s: 120}       # or false: no diagnosis for this table
+        null_values: ['', '?', 'N/A']    # text values the row-level checks count as NULL
+        trim_blanks: true                # whitespace-only values count as '' (NULL when '' is listed)
         checks:
           - not_null: email
 
 Each option is registered here by name with a parser that turns the YAML value into what the stages read
 (or raises :class:`ValueError` saying what is wrong); the suite reader reports an unknown option with its
-file, line and the closest known name. The parsed options ride on every check of the table as
-``check.table_options`` (a read-only mapping; an option not written is absent), so any stage reads them
-from the check it handles. To add an option, register one more parser below.
+file, line and the closest known name (:func:`conflicts` holds the rules across options). The parsed options
+ride on every check of the table as ``check.table_options`` (a read-only mapping; an option not written is
+absent), so any stage reads them from the check it handles. To add an option, register one more parser below.
 """
 
 from __future__ import annotations
@@ -148,3 +150,38 @@ def _diagnose(value: Any) -> DiagnoseOptions:
                                   or timeout_s <= 0):
         raise ValueError("diagnose.timeout_s: expected a number of seconds above 0")
     return DiagnoseOptions(True, passing, statements, None if timeout_s is None else float(timeout_s))
+
+
+def null_values_of(value: Any) -> tuple[str, ...]:
+    """A list of null markers (``null_values:`` of a table or a check): text values compared exactly."""
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list):
+        raise ValueError("expected a list of text values, e.g. `null_values: ['', '?', 'N/A']`")
+    for item in value:
+        if not isinstance(item, str):
+            raise ValueError(f"expected text values (quote numbers and words like '-' or 'null'), got {item!r}")
+    return tuple(dict.fromkeys(value))
+
+
+@table_option("null_values", "text values every row-level check of the table counts as NULL, "
+                             "e.g. ['', '?', 'N/A'] (compared exactly)")
+def _null_values(value: Any) -> tuple[str, ...]:
+    return null_values_of(value)
+
+
+@table_option("trim_blanks", "true: values of only blanks (spaces, tabs, line breaks) count as '', so as NULL "
+                             "when '' is among null_values")
+def _trim_blanks(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError("expected true or false")
+    return value
+
+
+def conflicts(values: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """Problems across a table's parsed options, as (option, message)."""
+    if values.get("trim_blanks") and "" not in values.get("null_values", ()):
+        return [("trim_blanks", "trim_blanks: true makes blank values count as '', which does nothing unless '' "
+                                "is among the table's null_values; add '' to null_values (e.g. "
+                                "`null_values: ['']`) or drop trim_blanks")]
+    return []

@@ -1,4 +1,5 @@
-"""``accepted_values``: non-null values that are not in the list.
+"""``accepted_values``: non-null values that are not in the list (null markers, see :mod:`.null_markers`, are
+skipped as NULLs are).
 
 The values are compared with the column as its type, read from the catalogue, says:
 
@@ -18,13 +19,13 @@ from typing import Any
 from sqlglot import exp
 
 from watchdog.scan import sqlbuild
-from watchdog.scan.check_types.base import ColumnOptions, TypeMismatch, register, value_kind
+from watchdog.scan.check_types.base import TypeMismatch, register, value_kind
 from watchdog.scan.check_types.fields import option, options_class
-from watchdog.scan.check_types.row_condition import RowConditionCheck
+from watchdog.scan.check_types.null_markers import MarkedColumnCheck, MarkedColumnOptions
 
 
 @options_class
-class AcceptedValuesOptions(ColumnOptions):
+class AcceptedValuesOptions(MarkedColumnOptions):
     values: list[str | int | float | bool] = option(min_length=1)
 
 
@@ -38,10 +39,10 @@ CONVERT: dict[str, dict[str, Any]] = {
 
 
 @register
-class AcceptedValues(RowConditionCheck):
+class AcceptedValues(MarkedColumnCheck):
     kind = "accepted_values"
     Options = AcceptedValuesOptions
-    needs_column_types = True
+    reads_column_types = True
     options: AcceptedValuesOptions
 
     def _compared_values(self) -> tuple[list[Any], bool]:
@@ -71,6 +72,5 @@ class AcceptedValues(RowConditionCheck):
         # text is compared exactly (case- and trailing-space-sensitive) on every database
         compared = sqlbuild.exact(col.copy(), dialect, kind) if text else col.copy()
         return exp.and_(
-            exp.Not(this=exp.Is(this=col, expression=exp.Null())),
-            exp.Not(this=exp.In(this=compared, expressions=allowed)), copy=False,
+            self.present(dialect), exp.Not(this=exp.In(this=compared, expressions=allowed)), copy=False,
         )

@@ -1,17 +1,16 @@
-"""``not_null``: rows where the column IS NULL."""
+"""``not_null``: rows where the column IS NULL or holds a null marker (:mod:`.null_markers`)."""
 
 from sqlglot import exp
 
-from watchdog.scan import sqlbuild
-from watchdog.scan.check_types.base import ColumnOptions, register
-from watchdog.scan.check_types.row_condition import RowConditionCheck
+from watchdog.scan.check_types.base import register
+from watchdog.scan.check_types.null_markers import MarkedColumnCheck, MarkedColumnOptions
 
 
 @register
-class NotNull(RowConditionCheck):
+class NotNull(MarkedColumnCheck):
     kind = "not_null"
-    Options = ColumnOptions
+    Options = MarkedColumnOptions
     values_are_offending = False  # the value is NULL
 
     def condition(self, dialect: str) -> exp.Expr:
-        return exp.Is(this=sqlbuild.column(self.column or ""), expression=exp.Null())
+        return self.missing(dialect)

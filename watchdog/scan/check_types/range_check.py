@@ -4,28 +4,42 @@ The bounds must suit the column's type, read from the catalogue: numbers on a nu
 text on a date/time or text column (text holding ISO dates compares as text). Anything else, such as
 numeric bounds on a TEXT column, is the same ``error`` on every database ("the types disagree"),
 never a comparison each database would make its own way.
+
+``numeric_text: true`` compares numbers stored as text as numbers (:mod:`.numeric_text` says which text is a
+number); a value that is not a number fails too, and ``details.not_numeric`` counts those. Null markers
+(:mod:`.null_markers`) are skipped as NULLs are.
 """
 
 from datetime import date, datetime
+from typing import Any
 
 from sqlglot import exp
 
 from watchdog.scan import sqlbuild
-from watchdog.scan.check_types.base import ColumnOptions, TypeMismatch, register, value_kind
+from watchdog.scan.check_types import numeric_text
+from watchdog.scan.check_types.base import Aggregate, Measurement, Metric, TypeMismatch, register, value_kind
 from watchdog.scan.check_types.fields import options_class
-from watchdog.scan.check_types.row_condition import RowConditionCheck
+from watchdog.scan.check_types.null_markers import MarkedColumnCheck, MarkedColumnOptions
 
 Bound = int | float | str | date | datetime
 
 
 @options_class
-class RangeOptions(ColumnOptions):
+class RangeOptions(MarkedColumnOptions):
     min: Bound | None = None
     max: Bound | None = None
+    #: the column holds numbers as text: compare them as numbers, and fail values that are not numbers
+    numeric_text: bool = False
 
     def __post_init__(self) -> None:
         if self.min is None and self.max is None:
             raise ValueError("give min, max or both")
+        if self.numeric_text:
+            for which in ("min", "max"):
+                bound = getattr(self, which)
+                if bound is not None and value_kind(bound) != "number":
+                    raise ValueError(f"numeric_text: true compares numbers, but {which} is {bound!r}; "
+                                     f"write {which} as a number (unquoted)")
         if self.min is not None and self.max is not None and _out_of_order(self.min, self.max):
             raise ValueError(f"min ({self.min}) is greater than max ({self.max})")
 
@@ -61,14 +75,19 @@ COMPARABLE = {
 
 
 @register
-class Range(RowConditionCheck):
+class Range(MarkedColumnCheck):
     kind = "range"
     Options = RangeOptions
-    needs_column_types = True
+    reads_column_types = True
     options: RangeOptions
 
     def _check_types(self) -> None:
         kind, declared = self.column_kind(self.column)
+        if self.options.numeric_text:
+            if kind not in numeric_text.TEXT_KINDS:
+                raise TypeMismatch(f"numeric_text: true reads numbers stored as text, but column {self.column!r} "
+                                   f"is {declared} ({kind}); drop numeric_text to compare its values as they are")
+            return
         for which in ("min", "max"):
             bound = getattr(self.options, which)
             if bound is not None and kind not in COMPARABLE.get(value_kind(bound), set()):
@@ -80,13 +99,31 @@ class Range(RowConditionCheck):
         self._check_types()
         col = sqlbuild.column(self.column or "")
         column = self.column_kind(self.column)
+        value = numeric_text.cast(col.copy()) if self.options.numeric_text else col
         outside: list[exp.Expr] = []
         if self.options.min is not None:
-            outside.append(exp.LT(this=col.copy(), expression=_bound(self.options.min, column, dialect)))
+            outside.append(exp.LT(this=value.copy(), expression=_bound(self.options.min, column, dialect)))
         if self.options.max is not None:
-            outside.append(exp.GT(this=col.copy(), expression=_bound(self.options.max, column, dialect)))
+            outside.append(exp.GT(this=value.copy(), expression=_bound(self.options.max, column, dialect)))
         either = exp.Paren(this=exp.or_(*outside, copy=False)) if len(outside) > 1 else outside[0]
-        return exp.and_(exp.Not(this=exp.Is(this=col, expression=exp.Null())), either, copy=False)
+        if self.options.numeric_text:  # a number outside, or not a number
+            either = numeric_text.when_number(col.copy(), dialect, either, exp.true())
+        return exp.and_(self.present(dialect), either, copy=False)
+
+    def _not_numeric_metric(self, dialect: str) -> Aggregate:
+        col = sqlbuild.column(self.column or "")
+        bad = exp.and_(self.present(dialect), exp.Not(this=numeric_text.is_number(col, dialect)), copy=False)
+        return Aggregate.of(self.table or "", self.options.where, sqlbuild.case_count(bad))
+
+    def metrics(self, dialect: str) -> list[Metric]:
+        metrics = super().metrics(dialect)
+        return [*metrics, self._not_numeric_metric(dialect)] if self.options.numeric_text else metrics
+
+    def measure(self, values: dict[Metric, Any], dialect: str) -> Measurement:
+        m = super().measure(values, dialect)
+        if self.options.numeric_text:
+            m.details["not_numeric"] = int(values[self._not_numeric_metric(dialect)] or 0)
+        return m
 
 
 def _advice(kind: str) -> str:
