@@ -78,5 +78,6 @@ def _facts(finding: dict[str, Any]) -> list[str]:
     wrong values), as sentences without counts, when it was diagnosed."""
     from watchdog.graph.prompt_diagnosis import cause_facts
 
-    return [f"{fact[0].upper()}{fact[1:]}: what writes these rows is the likely source." for fact in
-            cause_facts(finding)[:3]]
+    # rows shared with another check are not a cause: a handful shared out of many would read as "the same rows"
+    facts = [f for f in cause_facts(finding) if not f.startswith("the same rows also fail")]
+    return [f"{fact[0].upper()}{fact[1:]}: what writes these rows is the likely source." for fact in facts[:3]]
