@@ -144,8 +144,12 @@ def count_both(urls: tuple[str, str]) -> float:
 
 
 def run_watchdog(a: str, b: str) -> dict[str, Any]:
-    cmd = [str(REPO / ".venv" / "bin" / "python"), "-m", "watchdog", "diff", a, b, "--table", "orders", "--key", "id",
-           "--json", "--timestamp-precision", "s", "--samples", "0"]
+    """``watchdog diff`` on two configured databases whose statements may take 10 minutes each (the default
+    30 s is a scan's, too short for hashing a 1M-row SQLite table under load)."""
+    config = DATA / "watchdog.yaml"
+    config.write_text(json.dumps({"databases": {"a": {"url": a, "timeout_s": 600}, "b": {"url": b, "timeout_s": 600}}}))
+    cmd = [str(REPO / ".venv" / "bin" / "python"), "-m", "watchdog", "diff", "a", "b", "--config", str(config),
+           "--table", "orders", "--key", "id", "--json", "--timestamp-precision", "s", "--samples", "0"]
     clock = time.monotonic()
     p = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO)
     wall = time.monotonic() - clock
@@ -250,12 +254,19 @@ def main() -> None:
     p.add_argument("--reps", type=int, default=3)
     p.add_argument("--name", default=f"reconcile-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}")
     args = p.parse_args()
-    results = {"machine": machine(), "load_start": os.getloadavg(), "runs": []}
+    results: dict[str, Any] = {"machine": machine(), "load_start": os.getloadavg(), "runs": []}
+    out = REPO / "bench" / "results" / f"{args.name}.json"
     for rows in [int(r) for r in args.rows.split(",")]:
         for pair in args.pairs.split(","):
             for fraction in [float(f) for f in args.fractions.split(",")]:
-                run = measure(pair, rows, fraction, args.reps)
+                try:
+                    run = measure(pair, rows, fraction, args.reps)
+                except Exception as exc:  # noqa: BLE001 - one pair failing keeps the others' figures
+                    results["runs"].append({"pair": pair, "rows": rows, "fraction": fraction, "error": str(exc)})
+                    print(f"{pair:14} {rows:>10,} {fraction:>8.5%}  error: {exc}", flush=True)
+                    continue
                 results["runs"].append(run)
+                out.write_text(json.dumps(results, indent=1, default=str))  # kept as it goes
                 wd, rd = run["watchdog"], run.get("reladiff") or {}
                 print(f"{pair:14} {rows:>10,} {fraction:>8.5%}  watchdog {wd['seconds']:7.2f} s "
                       f"({wd['ratio_to_count']:.1f}x count, wall {wd['wall_s']:.2f} s, statements "
@@ -264,7 +275,6 @@ def main() -> None:
                       f"count {run['count_both_s']:.3f} s"
                       + (f"  join {run['join']['seconds']:.2f} s" if "join" in run else ""), flush=True)
     results["load_end"] = os.getloadavg()
-    out = REPO / "bench" / "results" / f"{args.name}.json"
     out.write_text(json.dumps(results, indent=1, default=str))
     print(f"results: {out}")
 

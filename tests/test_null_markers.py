@@ -7,6 +7,7 @@ every expected number below is worked out by hand from the rows.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -184,3 +185,27 @@ def test_bad_options_name_file_line_and_what_to_do(text, said, tmp_path):
     message = str(caught.value)
     for part in said:
         assert part in message, message
+
+
+#: text at the edges of the numeric-text rule (watchdog/scan/check_types/numeric_text.py)
+EDGES = ["1e3", "1E+02", "+5", "5.", ".5", ".", "-", "+", "e5", "1e", "1e123", "1e-99", "0x1F", "NaN", "Infinity",
+         "inf", "1 000", "1_000", "\u0661\u0662", "\uff11\uff12", "12 ", " 12", "\t12\n", "1.2.3", "--1", "1e+",
+         "0", "-0.0", "100", "100.0000001", "99.9999", "1e02", "001e1", "1,5", "7" * 100, "7" * 101, "$5", "5%"]
+_RULE = re.compile(r"[\t\n\v\f\r ]*[+-]?([0-9]{1,100}(\.[0-9]{0,100})?|\.[0-9]{1,100})([eE][+-]?[0-9]{1,2})?"
+                   r"[\t\n\v\f\r ]*", re.ASCII)
+
+
+@pytest.mark.parametrize("kind", ENGINES)
+def test_every_engine_reads_numeric_text_by_the_one_rule(kind, make_database, tmp_path):
+    # the rule written again as a Python regex, and the number as Python's float reads it
+    numbers = [float(v) for v in EDGES if _RULE.fullmatch(v)]
+    not_numeric = len(EDGES) - len(numbers)
+    outside = sum(not 0 <= n <= 100 for n in numbers)
+    # by hand: 17 of the 38 are numbers; outside [0, 100]: 1e3, 100.0000001 and the 100 sevens (1E+02 is 100)
+    assert (len(EDGES), not_numeric, outside) == (38, 21, 3)
+    db = make_database(kind)
+    db.create_table("edges", {"v": "text"}, [(v,) for v in EDGES])
+    suite = "tables:\n  edges:\n    - range: {column: v, min: 0, max: 100, numeric_text: true}\n"
+    with Sandbox(db.url) as sandbox:
+        (finding,) = scan(sandbox, checks_of(tmp_path, suite)).findings
+    assert (finding.failing, finding.details["not_numeric"]) == (not_numeric + outside, not_numeric)

@@ -258,7 +258,8 @@ def test_nested_options_report_by_path():
 
 def test_unknown_and_missing_options():
     assert problems({"nme": "x"}) == [(("name",), "missing required option 'name'"),
-                                      (("nme",), "unknown option 'nme'")]
+                                      (("nme",), "unknown option 'nme' (did you mean 'name'?)")]
+    assert problems({"name": "x", "zzz": 1}) == [(("zzz",), "unknown option 'zzz'")]  # no close name: no hint
 
 
 def test_every_problem_is_reported_at_once_in_field_order_then_unknown_options():
@@ -356,6 +357,7 @@ tables:
     - row_count: {min: 1, anomaly: {timestamp_column: created_at, detection: "3"}}
     - schema: {columns: {id: integer, email: text, note: null}}
     - schema_changes: {severity: warn}
+    - reconcile: {with: warehouse, key: id}
 custom_sql:
   - {name: no_orphans, sql: "SELECT 0"}
 """

@@ -258,7 +258,8 @@ def _finding(sandbox: Sandbox, check: Check, needs: list[Metric] | None, plan_er
         m = anomaly_series.evaluate(check, check.measure(values, sandbox.dialect), values)
     except (QueryError, ValueError, TypeError) as exc:
         return Finding(**base, status="error", error=redact(exc)), None
-    status: Status = check.options.severity if anomaly_series.breached(check, m) else "pass"
+    status: Status = (check.options.severity if anomaly_series.breached(check, m)
+                      else "warn" if check.warned(m) else "pass")
     finding = Finding(**base, status=status, failing=m.failing, total=m.total, rate=m.rate, observed=m.observed,
                       details=jsonable(m.details))
     return finding, m

@@ -7,7 +7,7 @@ A table in a suite is either a plain list of checks or a mapping of table option
         segments: [source, country]      # columns the diagnosis groups failing rows by
         timestamp_column: created_at     # the column that says when a row arrived
         diagnose: {timeout_s: 120}       # or false: no diagnosis for this table
-        null_values: ['', '?', 'N/A']    # text values the row-level checks count as NULL
+        null_values: ['', '?', 'N/A']    # text values the column checks count as NULL
         trim_blanks: true                # whitespace-only values count as '' (NULL when '' is listed)
         checks:
           - not_null: email
@@ -164,8 +164,8 @@ def null_values_of(value: Any) -> tuple[str, ...]:
     return tuple(dict.fromkeys(value))
 
 
-@table_option("null_values", "text values every row-level check of the table counts as NULL, "
-                             "e.g. ['', '?', 'N/A'] (compared exactly)")
+@table_option("null_values", "text values the table's not_null, pattern, range and accepted_values checks count "
+                             "as NULL, e.g. ['', '?', 'N/A'] (compared exactly)")
 def _null_values(value: Any) -> tuple[str, ...]:
     return null_values_of(value)
 

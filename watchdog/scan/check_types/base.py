@@ -42,11 +42,37 @@ class CheckOptions(Options):
 
 
 @options_class
-class RowCheckOptions(CheckOptions):
-    """Row-level checks also take thresholds: failing rows tolerated, as a count or a rate."""
+class WarnThresholds(Options):
+    """``warn:`` of a row-level check: failing rows above these make it warn (its own thresholds make it fail)."""
 
     max_count: int | None = option(None, ge=0)
     max_rate: float | None = option(None, ge=0, le=1)
+
+    def __post_init__(self) -> None:
+        if self.max_count is None and self.max_rate is None:
+            raise ValueError("give max_count, max_rate or both, e.g. `warn: {max_count: 10}`")
+
+
+@options_class
+class RowCheckOptions(CheckOptions):
+    """Row-level checks also take thresholds: failing rows tolerated, as a count or a rate; and ``warn:``
+    thresholds below them (fail above ``max_count``, warn above ``warn.max_count``)."""
+
+    max_count: int | None = option(None, ge=0)
+    max_rate: float | None = option(None, ge=0, le=1)
+    warn: WarnThresholds | None = None
+
+    def __post_init__(self) -> None:  # subclasses with rules of their own call it first
+        if self.warn is None:
+            return
+        if self.severity == "warn":
+            raise ValueError("severity: warn and warn: thresholds do not go together (with warn:, the check fails "
+                             "above its own thresholds and warns above warn's); drop severity: warn")
+        for key in ("max_count", "max_rate"):
+            fail, warn = getattr(self, key), getattr(self.warn, key)
+            if fail is not None and warn is not None and warn > fail:
+                raise ValueError(f"warn.{key} ({warn}) is above {key} ({fail}), so the check would fail before it "
+                                 f"warns; give warn a lower {key}")
 
 
 @options_class
@@ -303,15 +329,27 @@ class Check:
         return query.limit(rows, copy=False) if isinstance(query, exp.Select) else None
 
     def breached(self, m: Measurement) -> bool:
+        """Over the check's own thresholds (any failing row when it has none and no ``warn:``)."""
         if m.failing is None:
             return False
         max_count = getattr(self.options, "max_count", None)
         max_rate = getattr(self.options, "max_rate", None)
-        if max_count is None and max_rate is None:
-            return m.failing > 0
-        over_count = max_count is not None and m.failing > max_count
-        over_rate = max_rate is not None and m.rate is not None and m.rate > max_rate
-        return over_count or over_rate
+        if max_count is None and max_rate is None:  # with only warn: thresholds the check never fails
+            return m.failing > 0 and getattr(self.options, "warn", None) is None
+        return _over(m, max_count, max_rate)
+
+    def warned(self, m: Measurement) -> bool:
+        """Over the ``warn:`` thresholds (False without them): the status is ``warn`` unless :meth:`breached`."""
+        warn = getattr(self.options, "warn", None)
+        if warn is None or m.failing is None:
+            return False
+        return _over(m, warn.max_count, warn.max_rate)
+
+
+def _over(m: Measurement, max_count: int | None, max_rate: float | None) -> bool:
+    over_count = max_count is not None and m.failing is not None and m.failing > max_count
+    over_rate = max_rate is not None and m.rate is not None and m.rate > max_rate
+    return over_count or over_rate
 
 
 class TypeMismatch(WatchdogError):

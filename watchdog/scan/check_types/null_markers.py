@@ -1,4 +1,4 @@
-"""Null markers: text values that row-level checks count as NULL (``null_values:``, ``trim_blanks:``).
+"""Null markers: text values that column checks count as NULL (``null_values:``, ``trim_blanks:``).
 
 A table's options may list ``null_values`` (``['', '?', 'N/A']``); a check of ``not_null``, ``pattern``,
 ``range`` or ``accepted_values`` may give its own list instead (``null_values: []``: none). A marker is

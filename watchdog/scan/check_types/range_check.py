@@ -32,6 +32,7 @@ class RangeOptions(MarkedColumnOptions):
     numeric_text: bool = False
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         if self.min is None and self.max is None:
             raise ValueError("give min, max or both")
         if self.numeric_text:

@@ -59,6 +59,7 @@ class ReconcileOptions(RowCheckOptions):
                                         p.message.replace("'with_'", "'with'")) for p in exc.problems]) from None
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         if self.metrics is not None and (self.key or self.columns or self.exclude):
             raise ValueError("give metrics (aggregates compared) or key/columns (rows compared), not both")
         if self.metrics is not None:

@@ -43,6 +43,7 @@ class UniqueOptions(RowCheckOptions):
     columns: list[str] | None = option(None, min_length=1)
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         if (self.column is None) == (self.columns is None):
             raise ValueError("give the key as `column:` (one column or a list) or `columns:` (a list), not "
                              + ("both" if self.column is not None else "neither"))
