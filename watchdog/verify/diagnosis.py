@@ -30,6 +30,7 @@ from watchdog.verify.diagnosis_dates import check_onset
 from watchdog.verify.diagnosis_facts import DiagFacts, Segment, norm, percent_text, segment_text
 from watchdog.verify.diagnosis_values import OVERLAP_WORDS, distinct_values, overlap, value_counts
 from watchdog.verify.locate import Ctx, Index, IndexedFinding, Mention
+from watchdog.verify.markdown import clause_bounds
 from watchdog.verify.model import Results
 from watchdog.verify.numbers import Num, extract_numbers, format_count
 
@@ -102,17 +103,7 @@ def review_diagnosis(res: Results, idx: Index, text: str, explicit: list[Mention
 
 
 def _clauses(text: str) -> list[tuple[int, int]]:
-    bounds = [0]
-    depth = 0
-    for m in _CLAUSE.finditer(text):
-        tok = m.group()
-        if tok in "([":
-            depth += 1
-        elif tok in ")]":
-            depth = max(0, depth - 1)
-        elif depth == 0:
-            bounds.append(m.end())
-    bounds.append(len(text))
+    bounds = clause_bounds(text, _CLAUSE)
     return list(zip(bounds, bounds[1:], strict=False))
 
 

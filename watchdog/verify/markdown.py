@@ -240,3 +240,21 @@ def sentences(text: str) -> list[str]:
         start = m.end()
     out.append(text[start:])
     return [s for s in (x.strip() for x in out) if s]
+
+
+def clause_bounds(text: str, separators: re.Pattern[str]) -> list[int]:
+    """Where the clauses of a sentence start and its end: after each match of ``separators`` outside parentheses
+    and brackets (``separators`` must also match ``(``, ``)``, ``[`` and ``]``, which nest)."""
+    bounds = [0]
+    depth = 0
+    for m in separators.finditer(text):
+        tok = m.group()
+        if tok in "([":
+            depth += 1
+        elif tok in ")]":
+            depth = max(0, depth - 1)
+        elif depth == 0:
+            bounds.append(m.end())
+    bounds.append(len(text))
+    return bounds
+

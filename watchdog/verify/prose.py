@@ -19,7 +19,7 @@ from watchdog.verify.locate import (
     resolve,
     without_names,
 )
-from watchdog.verify.markdown import Code, clean
+from watchdog.verify.markdown import Code, clause_bounds, clean
 from watchdog.verify.model import Results
 from watchdog.verify.problems import check_problem_claims
 from watchdog.verify.status import section_status, status_claims
@@ -58,7 +58,7 @@ def _check_clauses(res: Results, idx: Index, text: str, code: Code, explicit: li
     """A sentence about several findings: check clause by clause, numbers after the name they follow."""
     tables = frozenset(idx.tables_in(text.lower())) | ctx.tables
     listing = False  # the previous clause only listed names: what follows is "respectively"
-    bounds = _clause_bounds(text)
+    bounds = clause_bounds(text, _CLAUSE_OR_PAREN)
     for a, b in zip(bounds, bounds[1:], strict=False):
         seg = text[a:b]
         inside = [(s - a, e - a, i) for s, e, i in explicit if s >= a and e <= b]
@@ -77,22 +77,6 @@ def _check_clauses(res: Results, idx: Index, text: str, code: Code, explicit: li
             loose = idx.loose(seg.lower(), tables)
             if len(loose) == 1:
                 check_numbers(res, idx, seg, sub_code, [], loose[0])
-
-
-def _clause_bounds(text: str) -> list[int]:
-    """Where the clauses of a sentence start (never inside parentheses), and its end."""
-    bounds = [0]
-    depth = 0
-    for m in _CLAUSE_OR_PAREN.finditer(text):
-        tok = m.group()
-        if tok in "([":
-            depth += 1
-        elif tok in ")]":
-            depth = max(0, depth - 1)
-        elif depth == 0:
-            bounds.append(m.end())
-    bounds.append(len(text))
-    return bounds
 
 
 def _check_names_in_clause(res: Results, idx: Index, seg: str, sub_code: Code, inside: list[Mention]) -> None:
