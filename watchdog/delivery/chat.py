@@ -51,6 +51,13 @@ class ChatSender:
         self.on = on
         #: owner -> how this chat names them (a Slack mention ``<@U123>``, a Teams display name)
         self.mentions = mentions or {}
+        self._read: tuple[str, FindingsDoc] | None = None
+
+    def _doc(self, package: RunPackage) -> FindingsDoc:
+        """The run's findings, parsed once per run (the skip decision, the message and its mentions all read them)."""
+        if self._read is None or self._read[0] != package.run_id:
+            self._read = (package.run_id, FindingsDoc.from_json(package.findings_bytes()))
+        return self._read[1]
 
     def targets(self) -> list[str]:
         return [fingerprint(self.kind, self._secret)]
@@ -59,20 +66,18 @@ class ChatSender:
         """Why this destination hears nothing of the run (its selection matched no problem check), or None."""
         if self.on == "always":
             return None
-        doc = FindingsDoc.from_json(package.findings_bytes())
+        doc = self._doc(package)
         if doc.error or problem_findings(doc, package.trends, self.select):
             return None
         return f"the selection ({self.select.describe()}) matched no problem check"
 
     def _message(self, package: RunPackage) -> Any:
-        doc = FindingsDoc.from_json(package.findings_bytes())
-        return message(doc, audit=package.audit, run_id=package.run_id, trends=package.trends,
+        return message(self._doc(package), audit=package.audit, run_id=package.run_id, trends=package.trends,
                        public_url=self.public_url, max_checks=self.max_checks, select=self.select)
 
     def _mentioned(self, package: RunPackage) -> list[str]:
         """How this chat names the owners of the problem checks the message lists."""
-        doc = FindingsDoc.from_json(package.findings_bytes())
-        owners = [o for f in problem_findings(doc, package.trends, self.select)[:self.max_checks]
+        owners = [o for f in problem_findings(self._doc(package), package.trends, self.select)[:self.max_checks]
                   for o in f.owners or ()]
         return [self.mentions[o] for o in dict.fromkeys(owners) if o in self.mentions]
 

@@ -100,7 +100,8 @@ class DiffResult:
         return doc
 
 
-def _declared(box: Sandbox, table: str) -> list[Declared]:
+def declared_columns(box: Sandbox, table: str) -> list[Declared]:
+    """Each column of ``table`` with its declared type, as the reconciler reads it."""
     try:
         described = box.columns(table)
     except Exception as exc:  # noqa: BLE001 - the sandbox's own error, said with the table's name
@@ -112,8 +113,8 @@ def _declared(box: Sandbox, table: str) -> list[Declared]:
 
 def plan_forms(source: Sandbox, target: Sandbox, spec: DiffSpec
                ) -> tuple[list[tuple[ColumnForm, ColumnForm]], list[str], list[str]]:
-    declared_s, declared_t = both(lambda: _declared(source, spec.table),
-                                  lambda: _declared(target, spec.target_table or spec.table))
+    declared_s, declared_t = both(lambda: declared_columns(source, spec.table),
+                                  lambda: declared_columns(target, spec.target_table or spec.table))
     pairs, only_s, only_t = select_columns(declared_s, declared_t, spec.key, columns=spec.columns,
                                            exclude=spec.exclude)
     forms = []
@@ -135,12 +136,11 @@ def diff_tables(source: Sandbox, target: Sandbox, spec: DiffSpec) -> DiffResult:
                  ((source, spec.table, spec.where), (target, spec.target_table or spec.table,
                                                       spec.target_where or spec.where)))]
     src, tgt = sides
-    note = None
     if not spec.key:
         (n_s, *sum_s), (n_t, *sum_t) = both(src.whole, tgt.whole)
-        note = ("no key: the tables were compared as wholes (row count and checksum); rows that differ "
-                "cannot be located")
-        result = _result(spec, forms, src, tgt, Differences(), n_s, n_t, clock, only_s, only_t, note)
+        result = _result(spec, forms, src, tgt, Differences(), n_s, n_t, clock, only_s, only_t, [])
+        result.note = ("no key: the tables were compared as wholes (row count and checksum); rows that differ "
+                       "cannot be located")
         result.missing_in_target = result.missing_in_source = result.changed = None
         result.wholes_match = (n_s, sum_s) == (n_t, sum_t)
         return result
@@ -149,14 +149,12 @@ def diff_tables(source: Sandbox, target: Sandbox, spec: DiffSpec) -> DiffResult:
     if partition is not None:
         found = bisect(src, tgt, partition, rows=max(n_s, n_t), fanout=spec.fanout, leaf_rows=spec.leaf_rows,
                        leaf_fetch_rows=DEFAULT_LEAF_FETCH_ROWS)
-    result = _result(spec, forms, src, tgt, found, n_s, n_t, clock, only_s, only_t, note)
-    result.samples["changed"] = _changed_samples(src, tgt, found, spec.samples)
+    changed = _changed_samples(src, tgt, found, spec.samples)  # its statements count too: before the result
+    result = _result(spec, forms, src, tgt, found, n_s, n_t, clock, only_s, only_t, changed)
     if src.null_keys or tgt.null_keys:
         result.null_keys = {"source": src.null_keys, "target": tgt.null_keys}
         result.note = (f"rows with a NULL key cannot be located and were not compared: {src.null_keys} on the "
                        f"source, {tgt.null_keys} on the target")
-    result.statements = {"source": src.statements, "target": tgt.statements}
-    result.seconds = time.monotonic() - clock
     return result
 
 
@@ -173,12 +171,13 @@ def _partition(src: Side, tgt: Side) -> tuple[Partition | None, int, int]:
 
 
 def _result(spec: DiffSpec, forms: list[tuple[ColumnForm, ColumnForm]], src: Side, tgt: Side, found: Differences,
-            n_s: int, n_t: int, clock: float, only_s: list[str], only_t: list[str], note: str | None) -> DiffResult:
+            n_s: int, n_t: int, clock: float, only_s: list[str], only_t: list[str],
+            changed: list[dict[str, Any]]) -> DiffResult:
     nkey = len(spec.key)
     samples = {
         "missing_in_target": [_key_doc(spec.key, v) for v in list(found.missing_in_target.values())[:spec.samples]],
         "missing_in_source": [_key_doc(spec.key, v) for v in list(found.missing_in_source.values())[:spec.samples]],
-        "changed": [],
+        "changed": changed,
     }
     if found.duplicates:
         samples["duplicate_keys"] = [dict(_key_doc(spec.key, v), source_rows=a, target_rows=b)
@@ -191,7 +190,7 @@ def _result(spec: DiffSpec, forms: list[tuple[ColumnForm, ColumnForm]], src: Sid
         samples=samples, statements={"source": src.statements, "target": tgt.statements},
         bytes_fetched={"source": src.bytes_fetched, "target": tgt.bytes_fetched},
         seconds=time.monotonic() - clock, only_in_source=only_s, only_in_target=only_t,
-        forms={f[0].name: _form_label(f[0]) for f in forms}, note=note, levels=found.levels)
+        forms={f[0].name: _form_label(f[0]) for f in forms}, levels=found.levels)
 
 
 def _form_label(form: ColumnForm) -> str:

@@ -14,7 +14,7 @@ from typing import Any
 from watchdog.reconcile import canonical as c
 from watchdog.reconcile.canonical import ColumnForm
 from watchdog.reconcile.columns import DEFAULT_FLOAT_SCALE, pair
-from watchdog.reconcile.diff import _declared
+from watchdog.reconcile.diff import declared_columns
 from watchdog.reconcile.errors import ReconcileError
 from watchdog.sandbox import Sandbox
 from watchdog.scan import sqlbuild
@@ -57,8 +57,8 @@ def compare_metrics(source: Sandbox, target: Sandbox, table: str, target_table: 
                     precision: int | None = None) -> dict[str, Any]:
     """``{"metrics": [{"metric", "source", "target", "equal"}], "differing": n, "statements": {...}}``."""
     parsed = [parse_metric(m) for m in metrics]
-    src_cols = {d.name.lower(): d for d in _declared(source, table)}
-    tgt_cols = {d.name.lower(): d for d in _declared(target, target_table)}
+    src_cols = {d.name.lower(): d for d in declared_columns(source, table)}
+    tgt_cols = {d.name.lower(): d for d in declared_columns(target, target_table)}
     forms: list[tuple[ColumnForm, ColumnForm]] = []
     for func, column in parsed:
         if column is None or func in ("count", "count_distinct"):

@@ -78,7 +78,7 @@ class Side:
     def _ranges_sql(self, value: str, ranges: Ranges) -> str:
         return "(" + " OR ".join(f"{value} BETWEEN {lo} AND {hi}" for lo, hi in ranges) + ")"
 
-    def _hashed(self, partition: Partition, ranges: Ranges | None, extra: list[str] = ()) -> str:  # type: ignore[assignment]
+    def _hashed(self, partition: Partition, ranges: Ranges | None, extra: tuple[str, ...] = ()) -> str:
         """``SELECT wd_p, wd_m[, extra] FROM table WHERE filter AND ranges``: partition value and row MD5."""
         d = self.dialect
         p = self.partition_value(partition)
@@ -164,7 +164,7 @@ class Side:
         for chunk in _chunks(ranges, RANGES_PER_STATEMENT):
             h1, h2 = c.hash_parts("wd_m", d)
             names = ", ".join([f"wd_k{i}" for i in range(len(self.key))] + [f"wd_v{i}" for i in range(len(self.key))])
-            sql = f"SELECT {h1}, {h2}, {names} FROM ({self._hashed(partition, chunk, keys + raw)}) AS wd_s"
+            sql = f"SELECT {h1}, {h2}, {names} FROM ({self._hashed(partition, chunk, tuple(keys + raw))}) AS wd_s"
             n = len(self.key)
             for row in self.run(sql, max_rows=max_rows):
                 out.append((tuple(row[2:2 + n]), row[2 + n:2 + 2 * n], (int(row[0]), int(row[1]))))
