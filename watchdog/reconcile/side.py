@@ -18,6 +18,7 @@ from watchdog.reconcile import canonical as c
 from watchdog.reconcile.canonical import ColumnForm
 from watchdog.reconcile.errors import ReconcileError, ReconcileTimeout
 from watchdog.sandbox import Sandbox
+from watchdog.sandbox.fetching import row_size
 from watchdog.scan import sqlbuild
 
 T = TypeVar("T")
@@ -111,7 +112,7 @@ class Side:
             raise ReconcileError(f"a segment of {self.table} returned more than {max_rows} rows or "
                                  "the byte limit; give a larger max_rows to the database or a smaller --leaf-rows")
         self.rows_fetched += len(result.rows)
-        self.bytes_fetched += sum(len(str(v)) for row in result.rows for v in row)
+        self.bytes_fetched += sum(map(row_size, result.rows))
         return result.rows
 
     def bounds(self) -> tuple[int, int | None, int | None]:
