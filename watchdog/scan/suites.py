@@ -15,6 +15,7 @@ from typing import Any
 
 import yaml
 
+import watchdog.scan.incremental  # noqa: F401  (registers the `incremental` table option)
 from watchdog.errors import ConfigError, did_you_mean
 from watchdog.scan.anomaly_series import suite_problems
 from watchdog.scan.check_types import Check, check_types
