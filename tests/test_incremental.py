@@ -88,3 +88,61 @@ def test_bad_incremental_option_is_a_clear_error(tmp_path: Path) -> None:
     path.write_text(SUITE.replace("lookback: 1h", "lookbak: 1h"))
     with pytest.raises(Exception, match="lookbak"):
         load_suites([path])
+
+
+def audit_project(tmp_path: Path, url: str) -> Path:
+    root = tmp_path / "project"
+    (root / "checks").mkdir(parents=True)
+    (root / "checks" / "events.yaml").write_text(SUITE)
+    config = root / "watchdog.yaml"
+    config.write_text(f"""\
+state_dir: state
+databases:
+  events: {{url: "{url}"}}
+history: {{url: "sqlite:///{root / 'history.db'}"}}
+audits:
+  events:
+    database: events
+    checks: [checks/events.yaml]
+    diagnose: false
+    deliver:
+      - file: {{dir: reports}}
+""")
+    return config
+
+
+def not_null(run) -> tuple:
+    finding = next(f for f in run.scan.doc.findings if f.check == "not_null")
+    return finding.failing, finding.total, finding.window
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "postgresql", "mariadb", "duckdb"])
+def test_audit_runs_advance_the_mark_only_when_findings_are_recorded(kind: str, make_database,
+                                                                     tmp_path: Path) -> None:
+    from watchdog.history.marks import marks_of
+    from watchdog.history.store import HistoryStore
+    from watchdog.run.audit import execute_audit
+    from watchdog.settings import load_settings
+
+    db: TestDatabase = make_database(kind)
+    db.create_table("events", EVENTS, old_rows())
+    settings = load_settings(audit_project(tmp_path, db.url))
+    first = execute_audit(settings, "events")  # no mark yet: every row
+    assert not_null(first) == (2, 10, {"column": "created_at", "from": None, "to": "2026-01-01 10:00:00"})
+    db.insert("events", list(EVENTS), NEW_ROWS)
+    db.run(f"ALTER TABLE {db.quote('events')} RENAME TO {db.quote('events_away')}")
+    with pytest.raises(Exception):  # the high-water read fails: the run fails, nothing recorded
+        execute_audit(settings, "events")
+    db.run(f"ALTER TABLE {db.quote('events_away')} RENAME TO {db.quote('events')}")
+    third = execute_audit(settings, "events")  # the failed run did not move the mark: from 10:00 - 1h
+    assert not_null(third) == (3, 5, {"column": "created_at", "from": "2026-01-01 09:00:00",
+                                      "to": "2026-01-01 12:00:00"})
+    fourth = execute_audit(settings, "events")  # nothing new: 11:00.. holds row 11; row 14 (NULL) every run
+    assert not_null(fourth)[:2] == (2, 2)
+    full = execute_audit(settings, "events", full=True)  # rows 2, 3, 11, 12, 13 and 14 lack an email
+    assert not_null(full) == (6, 14, {"column": "created_at", "from": None, "to": "2026-01-01 12:00:00"})
+    store = HistoryStore(settings.history_url())
+    try:
+        assert marks_of(store, "events") == {"events": "2026-01-01 12:00:00"}
+    finally:
+        store.close()

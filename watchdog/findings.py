@@ -71,6 +71,8 @@ class Finding:
     #: who answers for the check and what it is about (suite -> table -> check); None: not given (left out)
     owners: list[str] | None = None
     tags: list[str] | None = None
+    #: the rows an incremental check judged: {column, from, to} (absent: every row)
+    window: dict[str, Any] | None = None
 
     def __post_init__(self) -> None:
         if self.status not in _STATUSES:
@@ -97,7 +99,8 @@ class Finding:
                 "description": self.description,
                 **({"diagnosis": _plain(self.diagnosis)} if self.diagnosis is not None else {}),
                 **({"owner": self.owners[0], "owners": list(self.owners)} if self.owners else {}),
-                **({"tags": list(self.tags)} if self.tags else {})}
+                **({"tags": list(self.tags)} if self.tags else {}),
+                **({"window": _plain(self.window)} if self.window is not None else {})}
 
 
 @dataclass(kw_only=True)

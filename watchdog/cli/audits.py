@@ -21,8 +21,10 @@ from watchdog.cli.app import CONTEXT, cli, config_option
 @click.option("--tick", metavar="auto|TIME", default=None,
               help="Claim this scheduled time of the audit first (auto: its latest one by its schedule, "
                    "or an ISO time); when it was claimed already, do nothing and exit 0.")
+@click.option("--full", is_flag=True, help="Incremental tables: judge every row this time, not only the rows past "
+                                          "the last successful run's mark (the mark then moves on as usual).")
 @config_option
-def run(audit: str, as_json: bool, tick: str | None, config_path: Path | None) -> None:
+def run(audit: str, as_json: bool, tick: str | None, full: bool, config_path: Path | None) -> None:
     """Run one configured audit now, by the same code path the daemon uses.
 
     Files the run under <reports>/<audit>/<run id>/, records it in the history, delivers it
@@ -33,6 +35,7 @@ def run(audit: str, as_json: bool, tick: str | None, config_path: Path | None) -
     Example:
         watchdog run demo
         watchdog run demo --tick auto      # from cron or a Kubernetes CronJob
+        watchdog run demo --full           # incremental tables: every row this once
     """
     from watchdog.errors import TickTaken
     from watchdog.run.audit import execute_audit
@@ -42,7 +45,7 @@ def run(audit: str, as_json: bool, tick: str | None, config_path: Path | None) -
     claim = _tick(settings, audit, tick) if tick else None
     try:
         with console.scan_progress() as progress:
-            result = execute_audit(settings, audit, on_progress=progress, tick=claim,
+            result = execute_audit(settings, audit, on_progress=progress, tick=claim, full=full,
                                    claimed_by=f"run:{socket.gethostname()}:{os.getpid()}" if claim else None)
     except TickTaken as exc:
         click.echo(f"skipped: {exc}", err=True)

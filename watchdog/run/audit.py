@@ -22,6 +22,7 @@ from watchdog.delivery.base import RunPackage
 from watchdog.delivery.outbox import deliver_package, flush_outbox
 from watchdog.exit_codes import ExitCode, exit_code_of, run_status
 from watchdog.history import DeliveryRecord, HistoryStore
+from watchdog.history.marks import marks_of
 from watchdog.history.series import past_findings
 from watchdog.reconcile import counterpart
 from watchdog.redact import redact
@@ -56,9 +57,10 @@ class AuditRun:
 
 def execute_audit(settings: Settings, name: str, *, store: HistoryStore | None = None, models: Any = None,
                   on_progress: Progress | None = None, run_id: str | None = None, tick: str | None = None,
-                  claimed_by: str | None = None, token: int | None = None) -> AuditRun:
+                  claimed_by: str | None = None, token: int | None = None, full: bool = False) -> AuditRun:
     """Run the audit ``name``. ``tick`` (a scheduled time, UTC ISO) claims that tick first: raises
-    :class:`~watchdog.errors.TickTaken` when another run already holds it."""
+    :class:`~watchdog.errors.TickTaken` when another run already holds it. Incremental tables judge the rows
+    past their marks in the history (``full``: every row, this once)."""
     audit = settings.audit(name)
     own_store = store is None
     store = store or HistoryStore(settings.history_url(), wait_s=settings.history.wait_s)
@@ -77,7 +79,8 @@ def execute_audit(settings: Settings, name: str, *, store: HistoryStore | None =
                     run_id=run_id, sample=audit.sample, on_progress=on_progress, diagnose=audit.diagnose,
                     llm=audit.llm, settings=settings, models=models,
                     previous_findings=store.findings_of(previous.id) if previous else [],
-                    history=past_findings(store, name, run_id), out_dir=run_dir)
+                    history=past_findings(store, name, run_id), out_dir=run_dir,
+                    marks={} if full else marks_of(store, name))
                 outcome = compute_run(request, record=filing.findings)
             if cancelling.stopping():  # abandoned (the daemon stops or lost the lead): never delivered
                 raise InterruptedError("cancelled: the daemon stopped or lost the lead during the run")

@@ -34,6 +34,7 @@ from watchdog.exit_codes import ExitCode
 from watchdog.findings import FindingsDoc
 from watchdog.report.view import DEFAULT_ORDER, Order
 from watchdog.sandbox import Sandbox
+from watchdog.scan import incremental
 from watchdog.scan.scanner import Progress, scan
 from watchdog.scan.suites import Suite
 
@@ -72,6 +73,8 @@ class RunRequest:
     order: Order = DEFAULT_ORDER
     #: the run folder the LLM graph's checkpoint names (for ``watchdog resume``); the graph writes nothing there
     out_dir: Path | None = None
+    #: incremental tables' marks ``{table: mark}`` (see watchdog/scan/incremental.py); None: every row is read
+    marks: dict[str, Any] | None = None
 
 
 @dataclass
@@ -111,7 +114,10 @@ def compute_run(request: RunRequest, *, record: Record | None = None) -> RunOutc
 
 def scan_stage(request: RunRequest, box: Sandbox, record: Record | None) -> RunOutcome:
     checks = [check for suite in request.suites for check in suite.checks]
+    windows: dict[str, incremental.Window] = {}
     try:
+        if request.marks is not None:
+            checks, windows = incremental.narrow(box, checks, request.marks)
         doc = scan(box, checks, sample=request.sample, suites=[str(s.path) for s in request.suites],
                    on_progress=request.on_progress, history=request.history, parallel=request.database.parallel)
     except Interrupted as stop:  # Ctrl-C: keep the findings of the checks that finished
@@ -123,6 +129,9 @@ def scan_stage(request: RunRequest, box: Sandbox, record: Record | None) -> RunO
             stop.saved_to = record(kept)
         raise
     doc.run_id = request.run_id
+    for finding in doc.findings:
+        if finding.name in windows:
+            finding.window = windows[finding.name].to_json()
     return RunOutcome(request.run_id, doc)
 
 

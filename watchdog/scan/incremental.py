@@ -81,12 +81,29 @@ def _text(value: Any) -> Any:
         value.isoformat() if isinstance(value, date) else value)
 
 
+def parse_mark(mark: Any) -> Any:
+    """A mark as recorded (ISO text from the history or SQLite) in its own type: date, datetime or integer."""
+    if isinstance(mark, str):
+        return date.fromisoformat(mark) if len(mark) == 10 else datetime.fromisoformat(mark)
+    return mark
+
+
+def moved_backwards(mark: Any, now: Any) -> bool:
+    """The column's largest value is below the recorded mark (rows deleted, values rewritten, a clock reset)."""
+    mark, now = parse_mark(mark), parse_mark(now)
+    if mark is None or now is None:
+        return False
+    try:
+        return bool(now < mark)
+    except TypeError:  # the column's type changed (say, to a zoned timestamp): not comparable, start again
+        return True
+
+
 def window_start(mark: Any, lookback: float) -> Any:
     """``mark - lookback`` in the mark's own type (an integer id, a date, a timestamp)."""
+    mark = parse_mark(mark)
     if mark is None:
         return None
-    if isinstance(mark, str):  # SQLite keeps dates and timestamps as ISO text
-        mark = date.fromisoformat(mark) if len(mark) == 10 else datetime.fromisoformat(mark)
     if isinstance(mark, bool):
         raise ValueError("a boolean cannot be a high-water mark")
     if isinstance(mark, int):
@@ -131,3 +148,31 @@ def windowed(check: Check, window: Window, dialect: str) -> Check:
     narrowed = copy.copy(check)
     narrowed.options = dataclasses.replace(check.options, where=where.sql(dialect=dialect))
     return narrowed
+
+
+def narrow(sandbox: Sandbox, checks: list[Check], marks: dict[str, Any]) -> tuple[list[Check], dict[str, Window]]:
+    """The checks of an incremental run: each windowed-kind check of an ``incremental`` table narrowed to the
+    rows past its table's mark in ``marks`` (a table without a mark: every row, its first run; a column whose
+    largest value fell below the mark: every row again); and each such check's window by check name (its
+    ``to`` becomes the table's next mark once the findings are recorded).
+
+    The high-water read is one ``MAX`` per table; if it fails (a missing table or column) the read raises here
+    and the run fails before any check: the mark is not advanced."""
+    tables: dict[str, Window] = {}
+    narrowed: list[Check] = []
+    windows: dict[str, Window] = {}
+    for check in checks:
+        options = check.table_options.get("incremental")
+        if options is None or check.kind not in WINDOWED_KINDS or not check.table:
+            narrowed.append(check)
+            continue
+        if check.table not in tables:
+            end = high_water(sandbox, check.table, options.column)
+            mark = marks.get(check.table)
+            if moved_backwards(mark, end):  # the rows below the old mark may be new: judge every row again
+                mark = None
+            tables[check.table] = Window(options.column, window_start(mark, options.lookback), end)
+        window = tables[check.table]
+        narrowed.append(windowed(check, window, sandbox.dialect))
+        windows[check.name] = window
+    return narrowed, windows
