@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.dbs import TestDatabase
+from watchdog.errors import SandboxError
 from watchdog.sandbox import Sandbox
 from watchdog.scan.incremental import Window, high_water, window_start, windowed
 from watchdog.scan.scanner import scan
@@ -131,7 +132,7 @@ def test_audit_runs_advance_the_mark_only_when_findings_are_recorded(kind: str, 
     assert not_null(first) == (2, 10, {"column": "created_at", "from": None, "to": "2026-01-01 10:00:00"})
     db.insert("events", list(EVENTS), NEW_ROWS)
     db.run(f"ALTER TABLE {db.quote('events')} RENAME TO {db.quote('events_away')}")
-    with pytest.raises(Exception):  # the high-water read fails: the run fails, nothing recorded
+    with pytest.raises(SandboxError):  # the high-water read fails: the run fails, nothing recorded
         execute_audit(settings, "events")
     db.run(f"ALTER TABLE {db.quote('events_away')} RENAME TO {db.quote('events')}")
     third = execute_audit(settings, "events")  # the failed run did not move the mark: from 10:00 - 1h
