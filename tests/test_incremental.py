@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from tests.dbs import TestDatabase
+from tests.dbs import TYPES, TestDatabase
 from watchdog.errors import SandboxError
 from watchdog.sandbox import Sandbox
-from watchdog.scan.incremental import Window, high_water, window_start, windowed
+from watchdog.scan.incremental import Window, high_water, narrow, window_start, windowed
 from watchdog.scan.scanner import scan
 from watchdog.scan.suites import load_suites
 
@@ -147,3 +148,53 @@ def test_audit_runs_advance_the_mark_only_when_findings_are_recorded(kind: str, 
         assert marks_of(store, "events") == {"events": "2026-01-01 12:00:00"}
     finally:
         store.close()
+
+
+ZONED = {"postgresql": "TIMESTAMPTZ", "duckdb": "TIMESTAMPTZ"}
+#: (column type, the mark as the history records it, lookback): each window is days 7..10
+HIGH_WATER_TYPES = {
+    "int": ("8", "1"),
+    "date": ("2026-01-08", "1d"),
+    "timestamp": ("2026-01-08 00:00:00", "1d"),
+    "timestamptz": ("2026-01-08 00:00:00+00:00", "1d"),
+}
+
+
+def typed_rows(kind: str, type_: str) -> list[tuple]:
+    """Ten rows, one a day (or id 1..10); rows 2 and 9 have no email."""
+    def mark(day: int) -> Any:
+        if type_ == "int":
+            return day
+        if type_ == "date":
+            return date(2026, 1, day).isoformat() if kind == "sqlite" else date(2026, 1, day)
+        if type_ == "timestamptz":
+            return datetime(2026, 1, day, tzinfo=UTC)
+        return f"2026-01-{day:02d} 00:00:00" if kind == "sqlite" else datetime(2026, 1, day)
+    return [(day, None if day in (2, 9) else f"u{day}@x.io", mark(day)) for day in range(1, 11)]
+
+
+@pytest.mark.parametrize(("kind", "type_"), [(k, t) for k in ("sqlite", "postgresql", "mariadb", "duckdb")
+                                             for t in HIGH_WATER_TYPES if t != "timestamptz" or k in ZONED])
+def test_high_water_column_of_each_type(kind: str, type_: str, make_database, tmp_path: Path) -> None:
+    db: TestDatabase = make_database(kind)
+    q = db.quote
+    ddl = ZONED[kind] if type_ == "timestamptz" else TYPES[type_][kind]
+    db.run(f"CREATE TABLE {q('t')} ({q('id')} {TYPES['int'][kind]}, {q('email')} {TYPES['text'][kind]}, "
+           f"{q('hw')} {ddl})")
+    db.insert("t", ["id", "email", "hw"], typed_rows(kind, type_))
+    mark, lookback = HIGH_WATER_TYPES[type_]
+    path = tmp_path / "suite.yml"
+    path.write_text(f"tables:\n  t:\n    incremental: {{column: hw, lookback: {lookback}}}\n"
+                    "    checks:\n      - not_null: email\n")
+    checks = [c for s in load_suites([path]) for c in s.checks]
+    recorded = int(mark) if type_ == "int" else mark
+    with Sandbox(db.url) as sandbox:
+        narrowed, windows = narrow(sandbox, checks, {"t": recorded})
+        doc = scan(sandbox, narrowed)
+        # a mark above every value (the column moved backwards): every row is judged again
+        again, moved = narrow(sandbox, checks, {"t": 20 if type_ == "int" else mark.replace("-08", "-20")})
+        everything = scan(sandbox, again)
+    assert (doc.findings[0].failing, doc.findings[0].total) == (1, 4)  # days 7..10; day 9 lacks an email
+    assert (everything.findings[0].failing, everything.findings[0].total) == (2, 10)
+    assert moved["t.email.not_null"].start is None
+    assert windows["t.email.not_null"].to_json()["to"] is not None
