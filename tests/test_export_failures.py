@@ -98,3 +98,40 @@ def test_file_names_and_batches() -> None:
     sql = batch_sql("SELECT * FROM t WHERE a IS NULL", "postgres", ["id"], 10, 20)
     assert sql == ('SELECT * FROM (SELECT * FROM t WHERE a IS NULL) AS wd_failing ORDER BY wd_failing."id" '
                    'LIMIT 10 OFFSET 20')
+
+
+def test_an_audit_files_its_exports_with_the_run(make_database, tmp_path: Path) -> None:
+    from watchdog.history import HistoryStore
+    from watchdog.run.audit import execute_audit
+    from watchdog.settings import load_settings
+
+    db = _people("sqlite", make_database)
+    root = tmp_path / "project"
+    (root / "checks").mkdir(parents=True)
+    (root / "checks" / "people.yaml").write_text(SUITE, encoding="utf-8")
+    config = root / "watchdog.yaml"
+    config.write_text(f"""\
+databases:
+  crm: {{url: "{db.url}"}}
+history: {{url: "sqlite:///history.db"}}
+audits:
+  people:
+    database: crm
+    checks: [checks/people.yaml]
+    export_failures: {{limit: 3}}
+""", encoding="utf-8")
+    settings = load_settings(config)
+    run = execute_audit(settings, "people")
+    meta = json.loads((run.run_dir / "failures" / "people.email.not_null.json").read_text())
+    assert (meta["rows"], meta["limit"], meta["capped"]) == (3, 3, True)
+    assert [row[0] for row in _read(run.run_dir / "failures" / "people.email.not_null.csv")[1:]] == ["2", "4", "6"]
+    store = HistoryStore(settings.history_url())
+    try:
+        kept = {f["name"]: f["details"].get("export") for f in store.findings_of(run.run_id)}
+    finally:
+        store.close()
+    assert kept["people.email.not_null"]["file"] == "people.email.not_null.csv"
+    bad = config.read_text().replace("{limit: 3}", "{limit: 0}")
+    config.write_text(bad, encoding="utf-8")
+    with pytest.raises(Exception, match="export_failures"):
+        load_settings(config)

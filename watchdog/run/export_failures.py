@@ -28,6 +28,8 @@ from watchdog.sandbox import Sandbox
 from watchdog.scan import sqlbuild
 
 FORMATS = ("csv", "parquet")
+#: the folder of an audit run that holds its exported failing rows
+EXPORT_FOLDER = "failures"
 #: the statuses whose failing rows are exported
 EXPORTED = ("fail", "warn")
 
