@@ -177,3 +177,15 @@ def test_slash_phones_and_non_iso_dates_are_shapes(database) -> None:
     assert prof.column("us").shapes["us_date"] == 0.5    # month 13 and day 32 are not dates
     assert prof.column("eu").shapes["dotted_date"] == 0.5  # month 13 and a 2-digit year are not
     assert "us_date" not in prof.column("eu").shapes and "dotted_date" not in prof.column("us").shapes
+
+
+def test_blank_and_marker_rates_are_exact_and_case_sensitive(database) -> None:
+    """Of 8 rows: '' and '  ' are blank (2); '?', 'N/A' and 'null' are markers (3); 'Null' and 'n.a.' are not."""
+    text = {"sqlite": "TEXT", "postgresql": "TEXT", "mariadb": "VARCHAR(64)"}[database.kind]
+    q = database.quote
+    database.run(f"CREATE TABLE {q('m')} ({q('id')} INTEGER PRIMARY KEY, {q('v')} {text})")
+    values = ["", "  ", "?", "N/A", "null", "Null", "n.a.", None]
+    database.insert("m", ["id", "v"], list(enumerate(values, 1)))
+    with Sandbox(database.url) as box:
+        v = profile_database(box, ["m"])[0].column("v")
+    assert (v.blank_rate, v.marker_rate, v.nulls) == (2 / 8, 3 / 8, 1)

@@ -32,3 +32,5 @@ DIAGNOSE_TIMEOUT_S = 60.0
 DEFAULT_EXPORT_LIMIT = 100_000
 #: failing rows fetched per statement while exporting (the memory an export holds at once)
 EXPORT_BATCH_ROWS = 10_000
+#: values the profile counts as null markers in text columns (compared exactly: case-sensitive)
+PROFILE_NULL_MARKERS = ("?", "N/A", "n/a", "NA", "NULL", "null", "None", "none", "-")
