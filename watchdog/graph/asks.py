@@ -126,7 +126,8 @@ def _without(message: str, label: str) -> str:
 
 
 def ask_for(parts: list[str], issues: list[tuple[str | None, str]], names: list[str],
-            choices: dict[str, tuple[list[str], list[str]]] | None = None, problems: str = "") -> Ask:
+            choices: dict[str, tuple[list[str], list[str]]] | None = None, problems: str = "",
+            lines_to_choose: tuple[list[str], list[str]] | None = None) -> Ask:
     """The ask for ``parts`` (summary, priorities, checks.<name>), with the issues that point at each: a part that
     is only missing is named; a part that is wrong is named with what is wrong with it."""
     parts = [p for p in dict.fromkeys(parts) if p in ("summary", "priorities") or p.removeprefix("checks.") in names]
@@ -140,11 +141,13 @@ def ask_for(parts: list[str], issues: list[tuple[str | None, str]], names: list[
             lines.append(f"{label}: {'causes and fixes missing' if part.startswith('checks.') else 'missing'}.")
         else:
             lines.append(f"{label}: " + _compact(said, label))
-        if part == "summary" and problems:  # what to write about, in place of the words it copied
+        if part in ("summary", "priorities") and lines_to_choose:
+            lines[-1] += " Choose among those the answer format allows."
+        elif part == "summary" and problems:  # what to write about, in place of the words it copied
             lines[-1] += f" Write two sentences of your own about these problems: {problems}."
     general = [m for p, m in issues if p is None]
     lines += [f"Also: {m}" for m in general[:3]]
     keys = tuple(k for k in ("summary", "priorities") if k in parts)
     wanted = [p.removeprefix("checks.") for p in parts if p.startswith("checks.")]
-    schema = prose_schema(wanted, (*keys, "checks") if wanted else keys, choices=choices)
+    schema = prose_schema(wanted, (*keys, "checks") if wanted else keys, choices=choices, lines=lines_to_choose)
     return Ask(parts, lines, schema)
