@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     for folder in args.folders:
         for path in sorted(folder.glob("*.json")):
             fixture = json.loads(path.read_text(encoding="utf-8"))
-            model, target = path.stem.split("_")[0], path.stem.split("_")[1]
+            model, target, _mode = path.stem.rsplit("_", 2)
             short = next((v for k, v in shorts.items() if model.startswith(k)), model)
             findings = CORPUS / f"{target}.json"
             if not findings.exists():
