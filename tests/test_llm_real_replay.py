@@ -195,3 +195,29 @@ def test_qwen_quoting_the_new_erp_segment_is_not_taken_for_the_sample_value_new(
     outcome, bodies = replay(tmp_path, monkeypatch, rec["findings"], rec["calls"], max_fix_rounds=3, causes="choose")
     assert len(bodies) == 1 and outcome.outcome == "verified"
     assert "origin_system = 'new_erp'" in outcome.final_report
+
+
+@pytest.mark.parametrize("name", ["gemma270m_gen9201_program_choose_verified.json",
+                                  "qwen0.5b_gen9201_program_choose_verified.json"])
+def test_choosing_the_summary_and_priorities_too_is_verified_at_the_first_draft(name, tmp_path, monkeypatch):
+    # recorded on a generated database no prompt was tuned to: with the summary and the priorities chosen among
+    # the program's lines (a JSON enum each), Gemma 3 270M delivers (its summary was the prompt's text before)
+    from watchdog.graph.candidates import candidates, priority_candidates, summary_candidates
+
+    rec = recorded(name)
+    outcome, bodies = replay(tmp_path, monkeypatch, rec["findings"], rec["calls"], max_fix_rounds=2, causes="choose")
+    assert len(bodies) == 1 and outcome.outcome == "verified"
+    schema = bodies[0]["response_format"]["json_schema"]["schema"]["properties"]
+    summaries, priorities = summary_candidates(rec["findings"]), priority_candidates(rec["findings"])
+    assert schema["summary"]["enum"] == summaries and schema["priorities"]["items"]["enum"] == priorities
+    assert schema["priorities"]["maxItems"] == 3 and len(summaries) == 6  # one per failing check
+    answer = json.loads(rec["calls"][0]["answer"])
+    assert answer["summary"] in summaries and all(p in priorities for p in answer["priorities"])
+    assert f"## Summary\n\n{answer['summary']}\n" in outcome.final_report
+    for check, entry in answer["checks"].items():  # each cause and fix one of its own check's candidates
+        finding = next(f for f in rec["findings"]["findings"] if f["name"] == check)
+        causes, fixes = candidates(finding)
+        # recorded before "the wrong values are 700.69" (one of 27) became "the most common wrong values are ..."
+        before = {c.replace("The most common wrong values are", "The wrong values are") for c in causes}
+        assert set(entry["causes"]) <= set(causes) | before and set(entry["fixes"]) <= set(fixes), check
+    assert "the prompt" not in bodies[0]["messages"][-1]["content"]
