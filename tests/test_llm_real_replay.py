@@ -221,3 +221,16 @@ def test_choosing_the_summary_and_priorities_too_is_verified_at_the_first_draft(
         before = {c.replace("The most common wrong values are", "The wrong values are") for c in causes}
         assert set(entry["causes"]) <= set(causes) | before and set(entry["fixes"]) <= set(fixes), check
     assert "the prompt" not in bodies[0]["messages"][-1]["content"]
+
+
+def test_gemma_cut_at_the_token_cap_in_every_round_is_never_delivered(tmp_path, monkeypatch):
+    # recorded with llm.max_output_tokens.specialist 1500 on a database with 11 failing checks: Gemma's tokenizer
+    # needs about 1,550 tokens for the chosen lines, so the draft and both fix answers stop inside the JSON
+    rec = recorded("gemma270m_gen9203_program_choose_cut.json")
+    assert [c["finish_reason"] for c in rec["calls"]] == ["length"] * 3
+    outcome, bodies = replay(tmp_path, monkeypatch, rec["findings"], rec["calls"], max_fix_rounds=2, causes="choose")
+    assert len(bodies) == 3 and outcome.outcome == "fallback" and outcome.final_report is None
+    assert outcome.reason == "the LLM draft failed verification after 2 fix round(s) and 0 re-plan(s)"
+    first = next(r for r in outcome.rounds if r["step"] == "evaluate")["verification"]["bad"]
+    assert any("cut off by the output token cap" in b["message"] for b in first)
+    assert any("incomplete: it ends before the object closes" in b["message"] for b in first)
