@@ -41,6 +41,7 @@ from watchdog.scan.suites import Suite
 if TYPE_CHECKING:  # the LLM stack is imported only when an LLM report is asked for
     from watchdog.graph.models import Models
     from watchdog.graph.runner import LLMReportOutcome
+    from watchdog.run.export_failures import ExportRequest
     from watchdog.settings import Settings
 
 
@@ -71,6 +72,8 @@ class RunRequest:
     models: Models | None = None
     #: the order of the checks in the report
     order: Order = DEFAULT_ORDER
+    #: write every failing row of each breaching check (None: samples only)
+    export: ExportRequest | None = None
     #: the run folder the LLM graph's checkpoint names (for ``watchdog resume``); the graph writes nothing there
     out_dir: Path | None = None
     #: incremental tables' marks ``{table: mark}`` (see watchdog/scan/incremental.py); None: every row is read
@@ -102,6 +105,7 @@ def compute_run(request: RunRequest, *, record: Record | None = None) -> RunOutc
     """Run the stages in order (see the module) and return the outcome; nothing is written here."""
     with Sandbox.for_database(request.database) as box:
         outcome = scan_stage(request, box, record)
+        export_stage(request, box, outcome)
         diagnose_stage(request, box, outcome, record)
         trends_stage(request, outcome)
         report_stage(request, outcome)
@@ -133,6 +137,15 @@ def scan_stage(request: RunRequest, box: Sandbox, record: Record | None) -> RunO
         if finding.name in windows:
             finding.window = windows[finding.name].to_json()
     return RunOutcome(request.run_id, doc)
+
+
+def export_stage(request: RunRequest, box: Sandbox, outcome: RunOutcome) -> None:
+    if request.export is None or outcome.doc.error:
+        return
+    from watchdog.run.export_failures import export_failures, primary_keys
+
+    tables = sorted({f.table for f in outcome.doc.findings if f.table and f.status in ("fail", "warn") and f.sql})
+    export_failures(box, outcome.doc, request.export, primary_keys(box, tables) if tables else {})
 
 
 def diagnose_stage(request: RunRequest, box: Sandbox, outcome: RunOutcome, record: Record | None) -> None:
