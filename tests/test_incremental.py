@@ -198,3 +198,23 @@ def test_high_water_column_of_each_type(kind: str, type_: str, make_database, tm
     assert (everything.findings[0].failing, everything.findings[0].total) == (2, 10)
     assert moved["t.email.not_null"].start is None
     assert windows["t.email.not_null"].to_json()["to"] is not None
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "postgresql", "mariadb", "duckdb"])
+def test_foreign_key_judges_new_children_against_the_whole_parent(kind: str, make_database, tmp_path: Path) -> None:
+    db: TestDatabase = make_database(kind)
+    db.create_table("customers", {"id": "int"}, [(1,), (2,), (3,)])
+    # ids 1..6; an old orphan (id 2, customer 9) and a new one (id 6, customer 8); new row 5 has an old parent
+    db.create_table("orders", {"id": "int", "customer_id": "int"},
+                    [(1, 1), (2, 9), (3, 2), (4, 3), (5, 1), (6, 8)])
+    path = tmp_path / "suite.yml"
+    path.write_text("tables:\n  orders:\n    incremental: {column: id}\n    checks:\n"
+                    "      - foreign_key: {column: customer_id, references: customers.id}\n")
+    checks = [c for s in load_suites([path]) for c in s.checks]
+    with Sandbox(db.url) as sandbox:
+        narrowed, windows = narrow(sandbox, checks, {"orders": 5})  # window: id >= 5 (the mark's own row again, and 6)
+        doc = scan(sandbox, narrowed)
+        whole = scan(sandbox, checks)
+    assert (doc.findings[0].failing, doc.findings[0].total) == (1, 2)
+    assert (whole.findings[0].failing, whole.findings[0].total) == (2, 6)
+    assert windows["orders.customer_id.foreign_key"].to_json() == {"column": "id", "from": 5, "to": 6}

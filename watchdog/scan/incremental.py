@@ -14,8 +14,8 @@ no place on the axis, so they are checked on every run rather than skipped silen
 rows that arrive later with exactly the mark's value. The first run (no mark) reads everything.
 
 Only checks whose verdict over a subset of the rows means the same as over those rows alone take the window
-(:data:`WINDOWED_KINDS`); the others (``unique``, ``foreign_key``, ``row_count``, ``freshness``, …) keep
-judging the whole table.
+(:data:`WINDOWED_KINDS`; ``foreign_key`` narrows its child rows and still looks them up in the whole parent);
+the others (``unique``, ``row_count``, ``freshness``, …) keep judging the whole table.
 """
 
 from __future__ import annotations
@@ -36,7 +36,9 @@ from watchdog.scan.table_options import table_option
 
 #: check kinds whose verdict is judged over the window's rows alone
 WINDOWED_KINDS = frozenset({"not_null", "pattern", "accepted_values", "range", "expression", "numeric_text",
-                            "field_types", "null_markers"})
+                            "field_types", "null_markers",
+                            # the window narrows the child rows only: new children against the whole parent
+                            "foreign_key"})
 
 
 @dataclass(frozen=True)
