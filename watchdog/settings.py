@@ -26,6 +26,7 @@ from watchdog.defaults import *  # noqa: F403 -- re-exported: the shared default
 from watchdog.defaults import DEFAULT_MAX_ROWS, DEFAULT_PARALLEL, DEFAULT_SAMPLE, DEFAULT_TIMEOUT_S
 from watchdog.delivery.channels import DeliveryChannel, OwnerContacts
 from watchdog.errors import ConfigError
+from watchdog.monitor.config import MonitorConfig
 from watchdog.redact import register_secret, register_url_secrets
 from watchdog.sandbox.file_tables import check_file_path, check_files, check_table_name
 from watchdog.yaml_lines import DuplicateKeyError, YamlLines, dotted, load_with_lines, shield_references, unshield
@@ -95,7 +96,10 @@ class Every(_Strict):
 
 class AuditConfig(_Strict):
     database: str
-    checks: list[str] = Field(min_length=1)
+    #: suites (files or folders); may be left out when ``monitor:`` watches the tables
+    checks: list[str] = Field(default_factory=list)
+    #: volume, freshness and schema changes of every table of some schemas, from the catalogue (watchdog/monitor/)
+    monitor: MonitorConfig | None = None
     schedule: str | Every | None = None
     timezone: str = "UTC"
     llm: bool = False
@@ -105,6 +109,12 @@ class AuditConfig(_Strict):
     deliver: list[DeliveryChannel] = Field(default_factory=list)
     #: a run whose suites hold no check at all is an error unless this is true
     allow_empty: bool = False
+
+    @model_validator(mode="after")
+    def _something_to_run(self) -> AuditConfig:
+        if not self.checks and self.monitor is None:
+            raise ValueError("checks: give at least one suite (or monitor: to watch tables without one)")
+        return self
 
     @field_validator("schedule")
     @classmethod

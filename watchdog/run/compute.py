@@ -40,6 +40,7 @@ from watchdog.scan.suites import Suite
 if TYPE_CHECKING:  # the LLM stack is imported only when an LLM report is asked for
     from watchdog.graph.models import Models
     from watchdog.graph.runner import LLMReportOutcome
+    from watchdog.monitor.config import MonitorConfig
     from watchdog.settings import Settings
 
 
@@ -70,6 +71,8 @@ class RunRequest:
     models: Models | None = None
     #: the order of the checks in the report
     order: Order = DEFAULT_ORDER
+    #: table monitors (an audit's ``monitor:``): their findings join the suites'
+    monitor: MonitorConfig | None = None
     #: the run folder the LLM graph's checkpoint names (for ``watchdog resume``); the graph writes nothing there
     out_dir: Path | None = None
 
@@ -99,6 +102,7 @@ def compute_run(request: RunRequest, *, record: Record | None = None) -> RunOutc
     """Run the stages in order (see the module) and return the outcome; nothing is written here."""
     with Sandbox.for_database(request.database) as box:
         outcome = scan_stage(request, box, record)
+        monitor_stage(request, box, outcome)
         diagnose_stage(request, box, outcome, record)
         trends_stage(request, outcome)
         report_stage(request, outcome)
@@ -124,6 +128,17 @@ def scan_stage(request: RunRequest, box: Sandbox, record: Record | None) -> RunO
         raise
     doc.run_id = request.run_id
     return RunOutcome(request.run_id, doc)
+
+
+def monitor_stage(request: RunRequest, box: Sandbox, outcome: RunOutcome) -> None:
+    if request.monitor is None or outcome.doc.error:
+        return
+    from watchdog.findings import Summary
+    from watchdog.monitor.run import monitor_findings
+
+    found, _ = monitor_findings(box, request.monitor, request.history)
+    outcome.doc.findings += found
+    outcome.doc.summary = Summary.of(outcome.doc.findings)
 
 
 def diagnose_stage(request: RunRequest, box: Sandbox, outcome: RunOutcome, record: Record | None) -> None:
