@@ -4,6 +4,7 @@ a constant number of catalogue statements, and the audit path (history, findings
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -91,6 +92,13 @@ def test_tables_created_dropped_and_columns_changed_between_runs(kind, make_data
                                         "old_type": before, "new_type": after}]
     assert (changed["added"], changed["removed"]) == ([], [])
     assert second_run.status == "warned"
+    filed = json.loads((second_run.run_dir / "findings.json").read_text())
+    assert {f["name"] for f in filed["findings"]} == set(second) and filed["schema_version"] == 1
+    report = (second_run.run_dir / "report.md").read_text()
+    assert f"New table since run {first_run.run_id}, with columns: id, at." in report
+    assert f"Table dropped: it was there in run {first_run.run_id}, it is gone." in report
+    assert f"Column status changed type: text ({before}) to integer ({after})." in report
+    assert "Table dropped" in (second_run.run_dir / "report.html").read_text()
 
     text = "VARCHAR(20)" if kind == "mariadb" else "TEXT"
     db.run(f"ALTER TABLE {db.quote('events')} ADD COLUMN {db.quote('kind')} {text}")

@@ -11,13 +11,14 @@ by ``count(*)`` for the tables it names, one statement per schema.
 from __future__ import annotations
 
 import fnmatch
-import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
 from watchdog.errors import QueryError
+from watchdog.monitor import engines
+from watchdog.monitor.stats import TableStats
 from watchdog.scan import sqlbuild
 
 if TYPE_CHECKING:
@@ -28,28 +29,6 @@ if TYPE_CHECKING:
 CATALOGUE_MAX_ROWS = 2_000_000
 #: exact counts: at most this many tables in one UNION ALL statement
 COUNTS_PER_STATEMENT = 500
-
-
-@dataclass
-class TableStats:
-    schema: str | None
-    table: str
-    rows: int | None = None
-    rows_exact: bool = False
-    #: where ``rows`` comes from (``pg_stat_user_tables.n_live_tup``, ``count(*)``...)
-    rows_source: str = "none"
-    columns: list[dict[str, str]] = field(default_factory=list)
-    #: a figure that moves with every write (PostgreSQL: inserted + updated + deleted tuples), if the database has one
-    write_counter: int | None = None
-    #: the catalogue's own time of the last write (MySQL/MariaDB ``update_time``), as an age in seconds
-    modified_age_s: float | None = None
-    #: what else the catalogue said (reltuples, inserted/updated/deleted, last analyze, engine...)
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def name(self) -> str:
-        """``schema.table`` (the table alone on SQLite), as findings name it."""
-        return sqlbuild.join_name([self.schema, self.table] if self.schema is not None else [self.table])
 
 
 @dataclass
@@ -66,14 +45,12 @@ class MonitorUnsupported(QueryError):
 
 def read_catalogue(box: Sandbox, config: MonitorConfig) -> Catalogue:
     """Every base table of the configured schemas, with its statistics and columns (see the module)."""
-    from watchdog.monitor import engines
-
     reader = engines.READERS.get(box.dialect)
     if reader is None:
         raise MonitorUnsupported(
             f"monitor: is not available on {box.dialect}: its catalogue has no table statistics a read statement "
             "can reach; watch these tables with row_count, freshness and schema_changes checks in a suite")
-    counter = _Counter(box)
+    counter = Counter(box)
     tables, schemas = reader(counter, config.schemas)
     tables = [t for t in tables if not _excluded(t, config.exclude)]
     exact = _exact_tables(tables, config.exact_counts)
@@ -82,7 +59,7 @@ def read_catalogue(box: Sandbox, config: MonitorConfig) -> Catalogue:
     return Catalogue(sorted(tables, key=lambda t: t.name), counter.statements, schemas)
 
 
-class _Counter:
+class Counter:
     """The sandbox, counting the statements sent (the cost the monitors promise is a count of statements)."""
 
     def __init__(self, box: Sandbox):
@@ -99,11 +76,6 @@ class _Counter:
         return [tuple(r) for r in result.rows]
 
 
-def literals(values: list[str], dialect: str) -> str:
-    """``'a', 'b'`` as sqlglot writes string literals in ``dialect`` (for an IN list of schema names)."""
-    return ", ".join(exp.Literal.string(v).sql(dialect=dialect) for v in values)
-
-
 def _excluded(table: TableStats, patterns: list[str]) -> bool:
     return any(fnmatch.fnmatchcase(table.table, p) or fnmatch.fnmatchcase(table.name, p) for p in patterns)
 
@@ -117,7 +89,7 @@ def _exact_tables(tables: list[TableStats], wanted: bool | list[str]) -> list[Ta
     return [t for t in tables if t.table in names or t.name in names]
 
 
-def _count_rows(counter: _Counter, tables: list[TableStats]) -> None:
+def _count_rows(counter: Counter, tables: list[TableStats]) -> None:
     """``count(*)`` of each table: one UNION ALL statement per schema (per COUNTS_PER_STATEMENT tables)."""
     by_schema: dict[str | None, list[TableStats]] = {}
     for t in tables:
@@ -137,34 +109,3 @@ def _count_rows(counter: _Counter, tables: list[TableStats]) -> None:
                 table.extra["catalogue_rows"] = table.rows
                 table.extra["catalogue_source"] = table.rows_source
                 table.rows, table.rows_exact, table.rows_source = int(n), True, "count(*)"
-
-
-_PARAMS = re.compile(r"\(.*\)")
-
-#: declared type words -> the generic family (the same names as the ``schema`` check's, see sandbox/catalog.py)
-_FAMILIES = (
-    ("interval", "interval"), ("point", "other"), ("bool", "boolean"), ("tinyint(1)", "boolean"),
-    ("int", "integer"), ("serial", "integer"), ("numeric", "decimal"), ("decimal", "decimal"),
-    ("double", "float"), ("float", "float"), ("real", "float"), ("timestamp", "datetime"),
-    ("datetime", "datetime"), ("date", "date"), ("time", "time"), ("json", "json"), ("uuid", "uuid"),
-    ("char", "text"), ("text", "text"), ("clob", "text"), ("string", "text"), ("enum", "text"),
-    ("blob", "binary"), ("bytea", "binary"), ("binary", "binary"),
-)
-
-
-def generic_of(declared: str) -> str:
-    """The generic family of a declared type (``varchar(255)`` -> ``text``, ``BIGINT`` -> ``integer``)."""
-    text = (declared or "").strip().lower()
-    if not text:
-        return "unknown"
-    if text.startswith("tinyint(1)"):
-        return "boolean"
-    bare = _PARAMS.sub("", text)
-    for word, family in _FAMILIES:
-        if word in bare:
-            return family
-    return "other"
-
-
-def column(name: str, declared: str) -> dict[str, str]:
-    return {"name": str(name), "type": str(declared or ""), "generic": generic_of(str(declared or ""))}

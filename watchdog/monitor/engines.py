@@ -17,15 +17,21 @@ Schema names go into the statements as sqlglot string literals, never as text pa
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from watchdog.errors import ConfigError
-from watchdog.monitor.catalogue import TableStats, column, literals
+from watchdog.monitor.stats import TableStats, column, literals
 
-if TYPE_CHECKING:
-    from watchdog.monitor.catalogue import _Counter
 
-Reader = Callable[["_Counter", "list[str] | None"], "tuple[list[TableStats], list[str]]"]
+class Rows(Protocol):
+    """Runs one catalogue statement through the sandbox and returns its rows (counted)."""
+
+    dialect: str
+
+    def rows(self, sql: str) -> list[tuple[Any, ...]]: ...
+
+
+Reader = Callable[[Rows, "list[str] | None"], "tuple[list[TableStats], list[str]]"]
 
 
 def _int(value: Any) -> int | None:
@@ -39,7 +45,7 @@ def _attach_columns(tables: dict[tuple[str | None, str], TableStats], rows: list
             found.columns.append(column(name, declared))
 
 
-def postgres(counter: _Counter, schemas: list[str] | None) -> tuple[list[TableStats], list[str]]:
+def postgres(counter: Rows, schemas: list[str] | None) -> tuple[list[TableStats], list[str]]:
     schemas = schemas or ["public"]
     where = (f"n.nspname IN ({literals(schemas, 'postgres')}) AND c.relkind IN ('r', 'p')")
     rows = counter.rows(
@@ -73,7 +79,7 @@ def postgres(counter: _Counter, schemas: list[str] | None) -> tuple[list[TableSt
 EXACT_ENGINES = frozenset({"myisam", "aria", "memory"})
 
 
-def mysql(counter: _Counter, schemas: list[str] | None) -> tuple[list[TableStats], list[str]]:
+def mysql(counter: Rows, schemas: list[str] | None) -> tuple[list[TableStats], list[str]]:
     where = f"table_schema IN ({literals(schemas, 'mysql')})" if schemas else "table_schema = DATABASE()"
     rows = counter.rows(
         "SELECT table_schema, table_name, engine, table_rows, TIMESTAMPDIFF(SECOND, update_time, NOW()), "
@@ -88,6 +94,9 @@ def mysql(counter: _Counter, schemas: list[str] | None) -> tuple[list[TableStats
                            rows_source="information_schema.tables.table_rows",
                            modified_age_s=None if age is None else max(0.0, float(age)))
         stats.extra["engine"] = engine
+        if not exact:
+            stats.extra["rows_note"] = (f"{engine}'s table_rows is sampled from a few index pages and may be off by "
+                                        "tens of percent; list the table under exact_counts for count(*)")
         tables[(schema, name)] = stats
     _attach_columns(tables, counter.rows(
         "SELECT table_schema, table_name, column_name, column_type FROM information_schema.columns "
@@ -95,7 +104,7 @@ def mysql(counter: _Counter, schemas: list[str] | None) -> tuple[list[TableStats
     return list(tables.values()), schemas or ([current] if current else [])
 
 
-def duckdb(counter: _Counter, schemas: list[str] | None) -> tuple[list[TableStats], list[str]]:
+def duckdb(counter: Rows, schemas: list[str] | None) -> tuple[list[TableStats], list[str]]:
     schemas = schemas or ["main"]
     where = f"database_name = current_database() AND schema_name IN ({literals(schemas, 'duckdb')})"
     tables: dict[tuple[str | None, str], TableStats] = {}
@@ -109,7 +118,7 @@ def duckdb(counter: _Counter, schemas: list[str] | None) -> tuple[list[TableStat
     return list(tables.values()), schemas
 
 
-def sqlite(counter: _Counter, schemas: list[str] | None) -> tuple[list[TableStats], list[str]]:
+def sqlite(counter: Rows, schemas: list[str] | None) -> tuple[list[TableStats], list[str]]:
     if schemas and schemas != ["main"]:
         raise ConfigError(f"monitor: schemas: SQLite has one schema, main (got {', '.join(schemas)}); "
                           "leave schemas: out")

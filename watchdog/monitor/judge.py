@@ -17,9 +17,10 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from watchdog.findings import Finding, Status, jsonable
-from watchdog.monitor.catalogue import Catalogue, TableStats
+from watchdog.monitor.catalogue import Catalogue
 from watchdog.monitor.config import FreshnessOptions, Judging, MonitorConfig, VolumeOptions, age_seconds
 from watchdog.monitor.history import Past, PreviousRun, last, previous_run, series
+from watchdog.monitor.stats import TableStats
 
 SERIES_POINTS = 400
 
