@@ -211,3 +211,9 @@ def test_configuration_errors_name_the_field(tmp_path, audit, message):
     with pytest.raises(ConfigError, match="watchdog.yaml:4") as caught:
         load_settings(config)
     assert message in str(caught.value)
+
+
+def test_a_catalogue_that_cannot_be_read_is_one_error_finding_not_a_crash():
+    found, statements = monitor_findings(SimpleNamespace(dialect="spark"), MonitorConfig())  # type: ignore[arg-type]
+    assert statements == 0 and [(f.name, f.status) for f in found] == [("monitor", "error")]
+    assert found[0].error is not None and "monitor: is not available on spark" in found[0].error
