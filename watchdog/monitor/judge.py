@@ -22,7 +22,8 @@ from watchdog.monitor.config import FreshnessOptions, Judging, MonitorConfig, Vo
 from watchdog.monitor.history import Past, PreviousRun, last, previous_run, series
 from watchdog.monitor.stats import TableStats
 
-SERIES_POINTS = 400
+#: the series kept in each finding (for the chart): short, as a monitor files thousands of findings a run
+SERIES_POINTS = 30
 
 
 def table_findings(catalogue: Catalogue, config: MonitorConfig, past: Past, now: datetime) -> list[Finding]:
