@@ -110,6 +110,29 @@ def suite(path: Path, failing: int) -> Path:
     return path
 
 
+def _kind(sql: str) -> str:
+    """Which of the diagnosis's statements ``sql`` is (see watchdog.diagnose.statements)."""
+    if "wd_probe" in sql:
+        return "probe"
+    return "failing_rows" if sql.startswith("WITH wd_rows") else "rows"
+
+
+def _timed(box: Any) -> list[tuple[str, float]]:
+    """Time every statement the sandbox runs from now on (the profile of the diagnosis, statement by statement)."""
+    timed: list[tuple[str, float]] = []
+    query = box.query
+
+    def timing(sql: str, *args: Any, **kwargs: Any) -> Any:
+        start = time.perf_counter()
+        try:
+            return query(sql, *args, **kwargs)
+        finally:
+            timed.append((_kind(sql), time.perf_counter() - start))
+
+    box.query = timing
+    return timed
+
+
 def measure(url: str, suite_path: Path, repeat: int) -> dict[str, Any]:
     from watchdog.diagnose import diagnose
     from watchdog.sandbox import Sandbox
@@ -121,6 +144,7 @@ def measure(url: str, suite_path: Path, repeat: int) -> dict[str, Any]:
     statements: dict[str, int] = {}
     failing = 0
     errors: list[str] = []
+    per_statement: dict[str, list[float]] = {}
     for _ in range(repeat):
         checks = load_suite(suite_path).checks
         with Sandbox(url, timeout_s=600) as box:
@@ -132,14 +156,18 @@ def measure(url: str, suite_path: Path, repeat: int) -> dict[str, Any]:
             statements["scan"] = len(sent)
             failing = sum(f.status in ("fail", "warn") for f in doc.findings)
             sent.clear()
+            timed = _timed(box)
             start = time.perf_counter()
             found = diagnose(box, checks, doc.findings, timeout_s=600)
             diag_s.append(time.perf_counter() - start)
+            for kind, seconds in timed:
+                per_statement.setdefault(kind, []).append(seconds)
             statements["diagnosis"] = len(sent)
             errors = [d["error"] for d in found.values() if "error" in d]
     scan_median, diag_median = statistics.median(scan_s), statistics.median(diag_s)
     return {"failing_checks": failing, "scan_s": round(scan_median, 3), "diagnosis_s": round(diag_median, 3),
             "ratio": round(diag_median / scan_median, 3), "statements": statements, "errors": errors,
+            "diagnosis_statement_s": {k: round(statistics.median(v), 3) for k, v in per_statement.items()},
             "runs": {"scan_s": [round(x, 3) for x in scan_s], "diagnosis_s": [round(x, 3) for x in diag_s]}}
 
 

@@ -103,18 +103,25 @@ def _leaf_chunks(leaves: list[tuple[int, int]], budget: int) -> list[list[int]]:
 
 
 def _compare_leaves(src_rows: list[LeafRow], tgt_rows: list[LeafRow], found: Differences) -> None:
-    src = _by_key(src_rows)
-    tgt = _by_key(tgt_rows)
-    for key in sorted(set(src) | set(tgt), key=_order):
-        s, t = src.get(key, []), tgt.get(key, [])
-        if len(s) > 1 or len(t) > 1:
-            found.duplicates[key] = ((s or t)[0][0], len(s), len(t))
-        elif not t:
-            found.missing_in_target[key] = s[0][0]
-        elif not s:
-            found.missing_in_source[key] = t[0][0]
-        elif s[0][1] != t[0][1]:
-            found.changed[key] = s[0][0]
+    """Record the keys whose rows differ, in key order (only those are sorted: most keys of a leaf agree)."""
+    src, src_n = _by_key(src_rows)
+    tgt, tgt_n = _by_key(tgt_rows)
+    odd = {k for k, (_, h) in src.items() if (t := tgt.get(k)) is None or t[1] != h}
+    odd.update(k for k in tgt if k not in src)
+    odd.update(src_n)
+    odd.update(tgt_n)
+    for key in sorted(odd, key=_order):
+        s, t = src.get(key), tgt.get(key)
+        rows_s = src_n.get(key, 0 if s is None else 1)
+        rows_t = tgt_n.get(key, 0 if t is None else 1)
+        if rows_s > 1 or rows_t > 1:
+            found.duplicates[key] = ((s or t)[0], rows_s, rows_t)  # type: ignore[index]
+        elif t is None:
+            found.missing_in_target[key] = s[0]  # type: ignore[index]
+        elif s is None:
+            found.missing_in_source[key] = t[0]
+        else:
+            found.changed[key] = s[0]
 
 
 def _order(key: tuple[str, ...]) -> tuple[tuple[int, int | float, str], ...]:
@@ -128,8 +135,13 @@ def _order(key: tuple[str, ...]) -> tuple[tuple[int, int | float, str], ...]:
     return tuple(out)
 
 
-def _by_key(rows: list[LeafRow]) -> dict[tuple[str, ...], list[tuple[Any, Any]]]:
-    out: dict[tuple[str, ...], list[tuple[Any, Any]]] = {}
+def _by_key(rows: list[LeafRow]) -> tuple[dict[tuple[str, ...], tuple[Any, Any]], dict[tuple[str, ...], int]]:
+    """``({key: (values, row hash) of its first row}, {key: rows} for keys held by more than one row)``."""
+    first: dict[tuple[str, ...], tuple[Any, Any]] = {}
+    repeated: dict[tuple[str, ...], int] = {}
     for key, values, row_hash in rows:
-        out.setdefault(key, []).append((values, row_hash))
-    return out
+        if key in first:
+            repeated[key] = repeated.get(key, 1) + 1
+        else:
+            first[key] = (values, row_hash)
+    return first, repeated

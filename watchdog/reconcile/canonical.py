@@ -173,18 +173,30 @@ def row_text(columns: list[ColumnForm], dialect: str) -> str:
 
 
 def row_hash(text: str, dialect: str) -> str:
-    """The row's hash as one value to carry up a subquery (``wd_m``): the MD5 hex digits, or on SQLite its first
-    15 hex digits as a number (one call of the sandbox's ``md5_int`` per row)."""
+    """The row's hash as one value to carry up a subquery (``wd_m``): hex digits 1-15 of the MD5 of ``text`` as a
+    60-bit number (on SQLite one call of the sandbox's ``md5_int`` per row)."""
     if dialect == "sqlite":
         return f"md5_int({text}, 1, 15)"
-    return f"{'MD5' if dialect == 'mysql' else 'md5'}({text})"
+    return _hex_int(f"{'MD5' if dialect == 'mysql' else 'md5'}({text})", 1, 15, dialect)
 
 
-def hash_parts(m: str, dialect: str) -> tuple[str, str]:
-    """The two numbers a row hash is summed as: hex digits 1-7 (28 bits) and 8-15 (32 bits) of its MD5."""
-    if dialect == "sqlite":
-        return f"({m} / 4294967296)", f"({m} % 4294967296)"
-    return _hex_int(m, 1, 7, dialect), _hex_int(m, 8, 8, dialect)
+#: engines whose SUM of 60-bit integers is exact (NUMERIC, DECIMAL, HUGEINT): a segment's checksum is one SUM
+WIDE_SUMS = frozenset({"postgres", "mysql", "duckdb"})
+
+
+def checksum_sums(m: str, dialect: str) -> list[str]:
+    """The SUMs a segment's checksum is read as: the sum of its 60-bit row hashes ``m``, whole where the engine's
+    SUM is exact, else as the sums of their high 28 and low 32 bits (SQLite's and Spark's SUM of a 64-bit
+    integer overflows). :func:`checksum_value` puts the parts together."""
+    if dialect in WIDE_SUMS:
+        return [f"SUM({m})"]
+    return [f"SUM({int_div(m, 2**32, dialect)})", f"SUM(({m}) % 4294967296)"]
+
+
+def checksum_value(parts: tuple[object, ...] | list[object]) -> int:
+    """A segment's checksum from the values of :func:`checksum_sums` (NULL sums, of no rows, are 0)."""
+    values = [int(v or 0) for v in parts]  # type: ignore[call-overload]
+    return values[0] if len(values) == 1 else (values[0] << 32) + values[1]
 
 
 def partition_hash(text: str, dialect: str) -> str:
@@ -195,7 +207,7 @@ def partition_hash(text: str, dialect: str) -> str:
 
 
 def _hex_int(hex_sql: str, start: int, digits: int, dialect: str) -> str:
-    """Hex digits ``start .. start+digits-1`` (1-based) of an MD5 as an unsigned integer (at most 8 digits)."""
+    """Hex digits ``start .. start+digits-1`` (1-based) of an MD5 as an unsigned integer (at most 15 digits)."""
     part = f"substr({hex_sql}, {start}, {digits})" if dialect != "mysql" else f"SUBSTRING({hex_sql}, {start}, {digits})"
     if dialect == "postgres":
         return f"CAST(CAST('x' || {part} AS BIT({4 * digits})) AS BIGINT)"

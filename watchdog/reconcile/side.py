@@ -18,15 +18,16 @@ from watchdog.reconcile import canonical as c
 from watchdog.reconcile.canonical import ColumnForm
 from watchdog.reconcile.errors import ReconcileError, ReconcileTimeout
 from watchdog.sandbox import Sandbox
+from watchdog.sandbox.fetching import row_size
 from watchdog.scan import sqlbuild
 
 T = TypeVar("T")
-#: a segment's figures: rows, and the two 32-bit halves of the row hashes summed
-Sums = tuple[int, int, int]
+#: a segment's figures: rows, and the sum of its 60-bit row hashes (exact)
+Sums = tuple[int, int]
 #: inclusive ranges of the partition value
 Ranges = list[tuple[int, int]]
 #: a row of a small segment: (canonical key, key values, row hash)
-LeafRow = tuple[tuple[str, ...], Any, tuple[int, int]]
+LeafRow = tuple[tuple[str, ...], Any, int]
 #: ranges per statement, so no statement grows without bound
 RANGES_PER_STATEMENT = 200
 
@@ -111,7 +112,7 @@ class Side:
             raise ReconcileError(f"a segment of {self.table} returned more than {max_rows} rows or "
                                  "the byte limit; give a larger max_rows to the database or a smaller --leaf-rows")
         self.rows_fetched += len(result.rows)
-        self.bytes_fetched += sum(len(str(v)) for row in result.rows for v in row)
+        self.bytes_fetched += sum(map(row_size, result.rows))
         return result.rows
 
     def bounds(self) -> tuple[int, int | None, int | None]:
@@ -135,11 +136,10 @@ class Side:
 
     def whole(self) -> Sums:
         """Rows and checksum of the whole (filtered) table."""
-        d = self.dialect
-        h1, h2 = c.hash_parts("wd_m", d)
-        sql = f"SELECT COUNT(*), SUM({h1}), SUM({h2}) FROM ({self._hashed(Partition(by_hash=True), None)}) AS wd_s"
-        n, s1, s2 = self.run(sql, max_rows=2)[0]
-        return int(n or 0), int(s1 or 0), int(s2 or 0)
+        sums = ", ".join(c.checksum_sums("wd_m", self.dialect))
+        sql = f"SELECT COUNT(*), {sums} FROM ({self._hashed(Partition(by_hash=True), None)}) AS wd_s"
+        n, *parts = self.run(sql, max_rows=2)[0]
+        return int(n or 0), c.checksum_value(parts)
 
     def checksums(self, partition: Partition, ranges: Ranges, width: int) -> dict[int, Sums]:
         """``{segment: (rows, sum1, sum2)}`` for the segments of ``width`` inside ``ranges``."""
@@ -147,12 +147,12 @@ class Side:
         out: dict[int, Sums] = {}
         for chunk in _chunks(ranges, RANGES_PER_STATEMENT):
             bucket = c.int_div(f"wd_p - {partition.lo}", width, d)
-            h1, h2 = c.hash_parts("wd_m", d)
-            sql = (f"SELECT {bucket} AS wd_b, COUNT(*), SUM({h1}), SUM({h2}) FROM ({self._hashed(partition, chunk)}) "
+            sums = ", ".join(c.checksum_sums("wd_m", d))
+            sql = (f"SELECT {bucket} AS wd_b, COUNT(*), {sums} FROM ({self._hashed(partition, chunk)}) "
                    f"AS wd_s GROUP BY {bucket}")
             segments = sum((hi - partition.lo) // width - (lo - partition.lo) // width + 1 for lo, hi in chunk)
-            for b, n, s1, s2 in self.run(sql, max_rows=segments + 1):
-                out[int(b)] = (int(n), int(s1 or 0), int(s2 or 0))
+            for b, n, *parts in self.run(sql, max_rows=segments + 1):
+                out[int(b)] = (int(n), c.checksum_value(parts))
         return out
 
     def leaf_rows(self, partition: Partition, ranges: Ranges, max_rows: int) -> list[LeafRow]:
@@ -162,12 +162,11 @@ class Side:
         raw = [f"{c.ident(k.name, d)} AS wd_v{i}" for i, k in enumerate(self.key)]
         out = []
         for chunk in _chunks(ranges, RANGES_PER_STATEMENT):
-            h1, h2 = c.hash_parts("wd_m", d)
             names = ", ".join([f"wd_k{i}" for i in range(len(self.key))] + [f"wd_v{i}" for i in range(len(self.key))])
-            sql = f"SELECT {h1}, {h2}, {names} FROM ({self._hashed(partition, chunk, tuple(keys + raw))}) AS wd_s"
+            sql = f"SELECT wd_m, {names} FROM ({self._hashed(partition, chunk, tuple(keys + raw))}) AS wd_s"
             n = len(self.key)
             for row in self.run(sql, max_rows=max_rows):
-                out.append((tuple(row[2:2 + n]), row[2 + n:2 + 2 * n], (int(row[0]), int(row[1]))))
+                out.append((tuple(row[1:1 + n]), row[1 + n:1 + 2 * n], int(row[0])))
         return out
 
     def values(self, keys: list[tuple[str, ...]]) -> dict[tuple[str, ...], tuple[list[str | None], list[Any]]]:
