@@ -74,9 +74,9 @@ def test_profile_figures_are_exact_and_batched(database) -> None:
     regex_words = ("regexp", "~", "rlike")
     assert not any(w in selects[0].lower() for w in regex_words)
     shaped = selects[1]
-    # of 7 shapes x 3-4 text columns, only the shapes whose coarse gate group passed are counted (email: email;
-    # phone and SQLite's TEXT created_at: the 4 digit-led shapes); status passes none
-    assert shaped.count(" AS s") <= 1 + 4 + 4 and "status" not in shaped
+    # of 9 shapes x 3-4 text columns, only the shapes whose coarse gate group passed are counted (email: email;
+    # phone and SQLite's TEXT created_at: the 6 digit-led shapes); status passes none
+    assert shaped.count(" AS s") <= 1 + 6 + 6 and "status" not in shaped
 
 
 def test_suggested_suite_validates_passes_and_comments_out_failures(database, tmp_path: Path) -> None:
@@ -137,7 +137,7 @@ TRICKY = ["123e4567-e89b-12d3-a456-426614174000", "123E4567-E89B-12D3-A456-42661
           "x.y+z@sub.example.org", "@b.co", "a@b", "http://a", "HTTPS://example.com/x y", "ftp://h:21/p",
           "https://", "2024-01-31", "2024-01-31T12:30:00+02:00", "2024-1-31", "12345", "12345-6789", "1234",
           " 5551234567", "(555) 123-4567", "+1 555.123.4567", "-555-123-4567", "+1.5", "-3", ".5", "7", "", " ",
-          "Customer 12"]
+          "Customer 12", "555/123-4567", "7/12/11", "12/31/2024", "13/1/11", "31.12.2024", "1.13.2024", "3.1.24"]
 
 
 def _random_values(count: int) -> list[str]:
@@ -158,4 +158,34 @@ def test_gated_shapes_count_exactly_what_every_regex_counts(database) -> None:
     with Sandbox(database.url) as box:
         gated = profile_database(box, ["odd"])[0].column("v").shapes
         every = profile_database(box, ["odd"], gate_shapes=False)[0].column("v").shapes
-    assert gated == every and set(gated) == {"uuid", "email", "url", "iso_date", "zip", "phone", "numeric"}
+    assert gated == every and set(gated) == {"uuid", "email", "url", "iso_date", "zip", "phone", "numeric",
+                                             "us_date", "dotted_date"}
+
+
+def test_slash_phones_and_non_iso_dates_are_shapes(database) -> None:
+    """``NNN/NNN-NNNN`` is a phone; ``m/d/yy`` and ``d.m.yyyy`` are date shapes (impossible months and days are not)."""
+    text = {"sqlite": "TEXT", "postgresql": "TEXT", "mariadb": "VARCHAR(64)"}[database.kind]
+    q = database.quote
+    database.run(f"CREATE TABLE {q('t')} ({q('id')} INTEGER PRIMARY KEY, {q('phone')} {text}, "
+                 f"{q('us')} {text}, {q('eu')} {text})")
+    rows = [(1, "555/123-4567", "7/12/11", "31.12.2024"), (2, "555-123-4567", "12/31/2024", "1.2.2024"),
+            (3, "555/1234567", "13/1/11", "1.13.2024"), (4, "55/123-4567", "1/32/11", "3.1.24")]
+    database.insert("t", ["id", "phone", "us", "eu"], rows)
+    with Sandbox(database.url) as box:
+        prof = profile_database(box, ["t"])[0]
+    assert prof.column("phone").shapes["phone"] == 0.75  # 3 of 4: a 2-digit area code is not a phone
+    assert prof.column("us").shapes["us_date"] == 0.5    # month 13 and day 32 are not dates
+    assert prof.column("eu").shapes["dotted_date"] == 0.5  # month 13 and a 2-digit year are not
+    assert "us_date" not in prof.column("eu").shapes and "dotted_date" not in prof.column("us").shapes
+
+
+def test_blank_and_marker_rates_are_exact_and_case_sensitive(database) -> None:
+    """Of 8 rows: '' and '  ' are blank (2); '?', 'N/A' and 'null' are markers (3); 'Null' and 'n.a.' are not."""
+    text = {"sqlite": "TEXT", "postgresql": "TEXT", "mariadb": "VARCHAR(64)"}[database.kind]
+    q = database.quote
+    database.run(f"CREATE TABLE {q('m')} ({q('id')} INTEGER PRIMARY KEY, {q('v')} {text})")
+    values = ["", "  ", "?", "N/A", "null", "Null", "n.a.", None]
+    database.insert("m", ["id", "v"], list(enumerate(values, 1)))
+    with Sandbox(database.url) as box:
+        v = profile_database(box, ["m"])[0].column("v")
+    assert (v.blank_rate, v.marker_rate, v.nulls) == (2 / 8, 3 / 8, 1)

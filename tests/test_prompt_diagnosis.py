@@ -87,3 +87,15 @@ def test_a_program_mode_draft_is_held_to_the_diagnosis_by_verify() -> None:
     bad = verify_fn(assemble(doc, prose(wrong)), doc).bad
     assert {b.finding for b in bad} == {"prescriptions.patient_id.foreign_key"}
     assert any("new_erp" in b.actual for b in bad) and any("diagnosis dates" in b.actual for b in bad)
+
+
+def test_a_cause_lists_the_wrong_values_as_all_of_them_only_when_they_are():
+    from watchdog.graph.prompt_diagnosis import cause_facts
+
+    def finding(distinct: int) -> dict:
+        return {"name": "t.x.range", "status": "fail", "diagnosis": {
+            "values": [{"value": 700.69, "failing": 2}, {"value": -96.13, "failing": 1}], "values_distinct": distinct}}
+
+    # 27 distinct wrong values, one repeated: it is the most common, not "the wrong values"
+    assert cause_facts(finding(27)) == ["the most common wrong values are 700.69"]
+    assert cause_facts(finding(1)) == ["the wrong values are 700.69"]

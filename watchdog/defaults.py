@@ -28,3 +28,9 @@ PROFILE_RANGE_HEADROOM = 0.1
 DIAGNOSE_MAX_STATEMENTS = 3
 #: diagnosis: seconds one table's diagnosis may take, all its statements together
 DIAGNOSE_TIMEOUT_S = 60.0
+#: the most failing rows exported per check (``--export-failures``, ``export_failures:``)
+DEFAULT_EXPORT_LIMIT = 100_000
+#: failing rows fetched per statement while exporting (the memory an export holds at once)
+EXPORT_BATCH_ROWS = 10_000
+#: values the profile counts as null markers in text columns (compared exactly: case-sensitive)
+PROFILE_NULL_MARKERS = ("?", "N/A", "n/a", "NA", "NULL", "null", "None", "none", "-")

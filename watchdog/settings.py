@@ -23,7 +23,13 @@ from pydantic.functional_validators import AfterValidator
 
 from watchdog.database import DatabaseConfig
 from watchdog.defaults import *  # noqa: F403 -- re-exported: the shared defaults live in watchdog.defaults
-from watchdog.defaults import DEFAULT_MAX_ROWS, DEFAULT_PARALLEL, DEFAULT_SAMPLE, DEFAULT_TIMEOUT_S
+from watchdog.defaults import (
+    DEFAULT_EXPORT_LIMIT,
+    DEFAULT_MAX_ROWS,
+    DEFAULT_PARALLEL,
+    DEFAULT_SAMPLE,
+    DEFAULT_TIMEOUT_S,
+)
 from watchdog.delivery.channels import DeliveryChannel, OwnerContacts
 from watchdog.errors import ConfigError
 from watchdog.monitor.config import MonitorConfig
@@ -94,6 +100,13 @@ class Every(_Strict):
         return value
 
 
+class ExportFailures(_Strict):
+    """``export_failures:`` on an audit: every failing row into the run folder's ``failures/``."""
+
+    format: Literal["csv", "parquet"] = "csv"
+    limit: int = Field(default=DEFAULT_EXPORT_LIMIT, ge=1)
+
+
 class AuditConfig(_Strict):
     database: str
     #: suites (files or folders); may be left out when ``monitor:`` watches the tables
@@ -109,6 +122,8 @@ class AuditConfig(_Strict):
     deliver: list[DeliveryChannel] = Field(default_factory=list)
     #: a run whose suites hold no check at all is an error unless this is true
     allow_empty: bool = False
+    #: true or {format, limit}: every failing row of each breaching check, filed with the run
+    export_failures: bool | ExportFailures = False
 
     @model_validator(mode="after")
     def _something_to_run(self) -> AuditConfig:

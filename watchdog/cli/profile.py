@@ -73,7 +73,9 @@ def _profile_table(p: TableProfile) -> Table:
         length = "" if c.min_length is None else f"{c.min_length}-{c.max_length}"
         shapes = ", ".join(f"{k} {v:.0%}" for k, v in c.shapes.items())
         top = ", ".join(f"{_cell(v, 16)} ({k:,})" for v, k in (c.top_values or [])[:5])
-        extra = "; ".join(x for x in (shapes, top, f"newest {c.age_s / 86400:.1f} d ago" if c.age_s is not None
+        marks = ", ".join(f"{what} {rate:.1%}" for what, rate in (("blank", c.blank_rate), ("markers", c.marker_rate))
+                          if rate)
+        extra = "; ".join(x for x in (marks, shapes, top, f"newest {c.age_s / 86400:.1f} d ago" if c.age_s is not None
                                       else "") if x)
         table.add_row(_cell(c.name), _cell(c.type, 16), f"{c.nulls:,} ({c.null_rate:.1%})", distinct,
                       _cell(c.min), _cell(c.max), length, extra)

@@ -11,7 +11,13 @@ import click
 
 from watchdog.cli import console
 from watchdog.cli.app import CONTEXT, GreedyOption, cli, config_option, resolve_db
-from watchdog.defaults import DEFAULT_MAX_ROWS, DEFAULT_PARALLEL, DEFAULT_SAMPLE, DEFAULT_TIMEOUT_S
+from watchdog.defaults import (
+    DEFAULT_EXPORT_LIMIT,
+    DEFAULT_MAX_ROWS,
+    DEFAULT_PARALLEL,
+    DEFAULT_SAMPLE,
+    DEFAULT_TIMEOUT_S,
+)
 from watchdog.errors import ConfigError, WatchdogError
 from watchdog.exit_codes import ExitCode
 from watchdog.report.view import DEFAULT_ORDER, ORDERS, Order
@@ -50,10 +56,17 @@ if TYPE_CHECKING:  # the scanner is imported inside the commands (``scan`` start
               "(needs OPENAI_API_KEY and/or OPENAI_BASE_URL, or llm: in the config).")
 @click.option("--no-diagnose", "no_diagnose", is_flag=True,
               help="Do not diagnose failing checks (where their rows concentrate, since when, which values).")
+@click.option("--export-failures", "export_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Write every failing row of each failing or warning check to DIR/<check>.csv, with "
+                   "DIR/<check>.json (the cap, whether it was hit, rows written, the reproducing SQL).")
+@click.option("--format", "export_format", type=click.Choice(["csv", "parquet"]), default="csv", show_default=True,
+              help="The export's file format (parquet needs the duckdb extra).")
+@click.option("--export-limit", type=click.IntRange(min=1), default=DEFAULT_EXPORT_LIMIT, show_default=True,
+              help="Most rows exported per check.")
 @config_option
 def scan(db: str | None, files: tuple[str, ...], checks: tuple[str, ...], out_dir: Path | None, as_json: bool,
          sample: int, timeout_s: float | None, parallel: int | None, order: Order, llm: bool, allow_empty: bool,
-         no_diagnose: bool,
+         no_diagnose: bool, export_dir: Path | None, export_format: str, export_limit: int,
          config_path: Path | None) -> None:
     """Run check suites against a database and write findings.json and report.md.
 
@@ -65,6 +78,7 @@ def scan(db: str | None, files: tuple[str, ...], checks: tuple[str, ...], out_di
         watchdog scan --db sqlite:///reports/demo/crm.db --checks checks/demo_crm.yaml
         watchdog scan --db postgresql://reader@db/shop --checks checks/ --out out/ --json
         watchdog scan --file customers=data/customers.csv --file "data/orders/*.parquet" --checks lake.yaml
+        watchdog scan --db shop --checks checks/ --export-failures failed/ --export-limit 1000000
         OPENAI_API_KEY=... watchdog scan --db crm --checks checks/demo_crm.yaml --llm
     """
     from watchdog.sandbox.sqlite_session import prestart_for
@@ -79,10 +93,15 @@ def scan(db: str | None, files: tuple[str, ...], checks: tuple[str, ...], out_di
     if llm:  # the configuration's llm: section (pydantic) only for an LLM report
         settings, no_endpoint = _llm_settings(config_path)
     target = out_dir or timestamp_dir(Path("reports").resolve() / "adhoc")
+    export = None
+    if export_dir is not None:
+        from watchdog.run.export_failures import ExportRequest
+
+        export = ExportRequest(export_dir, export_format, export_limit)
     with console.scan_progress(enabled=True) as progress, _counterparts(config_path):
         outcome = run_scan(database, checks, out_dir=target, sample=sample, on_progress=progress,
                            llm=llm and no_endpoint is None, settings=settings, allow_empty=allow_empty,
-                           order=order, diagnose=not no_diagnose)
+                           order=order, diagnose=not no_diagnose, export=export)
     _show_outcome(outcome, as_json, order)
     if no_endpoint is not None:  # the scan's findings and report are written and shown; then why no LLM report
         console.error_line(no_endpoint.prefix, no_endpoint)

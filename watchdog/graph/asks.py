@@ -28,6 +28,12 @@ def _words(text: str) -> bool:
     return len(re.findall(r"[^\W\d_]{2,}", text)) >= 3
 
 
+def _sentence(text: str) -> bool:
+    """At least three words besides names of tables, columns and checks: a cause that is only another check's
+    name (``depots.email.pattern`` as the cause of ``depots.email.not_null``) says nothing of why."""
+    return _words(re.sub(r"[\w+]+(?:\.[\w+]+)+", " ", text))
+
+
 def missing_prose(prose: Prose, names: list[str], rules: dict[str, str] | None = None,
                   choices: dict[str, tuple[list[str], list[str]]] | None = None) -> list[tuple[str, str]]:
     """(part, issue) for an empty summary, and every problem check whose likely causes or suggested fixes are
@@ -51,14 +57,14 @@ def missing_prose(prose: Prose, names: list[str], rules: dict[str, str] | None =
             lines = [x for x in (getattr(entry, kind) if entry is not None else []) if x.strip()]
             rule = rules.get(name) or ""
             own = [x for x in lines if norm(x) in chosen.get(name, ()) or (
-                norm(x) not in copied[kind] and not restates_check(x, _name_words(name)) and _words(x)
+                norm(x) not in copied[kind] and not restates_check(x, _name_words(name)) and _sentence(x)
                 and not (kind == "causes" and rule and copied_from(x, rule, "") is not None))]
             if not lines:
                 out.append((f"checks.{name}", f"`{name}` has no {label}."))
             elif not own and all(norm(x) in copied[kind] for x in lines):
                 out.append((f"checks.{name}", f"`{name}` has no {label} of its own: the same line is given for "
                                               f"{copied[kind][norm(lines[0])]} checks."))
-            elif not own and not any(_words(x) for x in lines):
+            elif not own and not any(_sentence(x) for x in lines):
                 out.append((f"checks.{name}", f"The {label} of `{name}` are not sentences "
                                               f"({lines[0].strip()[:40]!r})."))
             elif not own and rule and any(copied_from(x, rule, "") for x in lines):
@@ -126,7 +132,8 @@ def _without(message: str, label: str) -> str:
 
 
 def ask_for(parts: list[str], issues: list[tuple[str | None, str]], names: list[str],
-            choices: dict[str, tuple[list[str], list[str]]] | None = None, problems: str = "") -> Ask:
+            choices: dict[str, tuple[list[str], list[str]]] | None = None, problems: str = "",
+            lines_to_choose: tuple[list[str], list[str]] | None = None) -> Ask:
     """The ask for ``parts`` (summary, priorities, checks.<name>), with the issues that point at each: a part that
     is only missing is named; a part that is wrong is named with what is wrong with it."""
     parts = [p for p in dict.fromkeys(parts) if p in ("summary", "priorities") or p.removeprefix("checks.") in names]
@@ -140,11 +147,13 @@ def ask_for(parts: list[str], issues: list[tuple[str | None, str]], names: list[
             lines.append(f"{label}: {'causes and fixes missing' if part.startswith('checks.') else 'missing'}.")
         else:
             lines.append(f"{label}: " + _compact(said, label))
-        if part == "summary" and problems:  # what to write about, in place of the words it copied
+        if part in ("summary", "priorities") and lines_to_choose:
+            lines[-1] += " Choose among those the answer format allows."
+        elif part == "summary" and problems:  # what to write about, in place of the words it copied
             lines[-1] += f" Write two sentences of your own about these problems: {problems}."
     general = [m for p, m in issues if p is None]
     lines += [f"Also: {m}" for m in general[:3]]
     keys = tuple(k for k in ("summary", "priorities") if k in parts)
     wanted = [p.removeprefix("checks.") for p in parts if p.startswith("checks.")]
-    schema = prose_schema(wanted, (*keys, "checks") if wanted else keys, choices=choices)
+    schema = prose_schema(wanted, (*keys, "checks") if wanted else keys, choices=choices, lines=lines_to_choose)
     return Ask(parts, lines, schema)

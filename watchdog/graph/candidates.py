@@ -3,14 +3,16 @@
 A small local model asked to write causes copies its example, its instructions or the check's rule; asked to
 choose among candidates it can only answer with one of them (the JSON schema lists them as an enum, a grammar on
 llama.cpp). The candidates name the finding's own table and column, follow from its kind of check, and never carry
-a number (the program states every number). The summary and the priorities are still the model's own words.
+a number (the program states every number). The summary and the priorities are chosen the same way
+(:func:`summary_candidates`, :func:`priority_candidates`): a 270M model asked for a summary in its own words copies
+the prompt or says one sentence again and again; asked to choose, it decides only what matters most.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["candidates"]
+__all__ = ["candidates", "priority_candidates", "summary_candidates"]
 
 # per kind of check: (causes, fixes); {t} the table, {c} the column(s), {p} the referenced table
 _BY_CHECK: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
@@ -81,3 +83,60 @@ def _facts(finding: dict[str, Any]) -> list[str]:
     # rows shared with another check are not a cause: a handful shared out of many would read as "the same rows"
     facts = [f for f in cause_facts(finding) if not f.startswith("the same rows also fail")]
     return [f"{fact[0].upper()}{fact[1:]}: what writes these rows is the likely source." for fact in facts[:3]]
+
+
+#: what a failing check of each kind found, in a few words (no number)
+_WHAT = {"not_null": "missing values", "unique": "duplicated values", "pattern": "malformed values",
+         "accepted_values": "unexpected values", "range": "out-of-range values", "foreign_key": "orphaned rows",
+         "freshness": "stale data", "row_count": "a row count outside its expected range"}
+#: at most this many candidates per part (each one is a branch of the answer's grammar)
+MOST_CANDIDATES = 8
+
+
+def _problems(findings: dict[str, Any]) -> list[dict[str, Any]]:
+    return [f for f in findings.get("findings", []) if f.get("status") in ("fail", "warn", "error")]
+
+
+def _where(f: dict[str, Any]) -> str:
+    columns = f.get("columns") or ([f["column"]] if f.get("column") else [])
+    table = str(f.get("table") or "")
+    if table and columns:
+        return " and ".join(f"{table}.{c}" for c in columns)
+    return table or str(f.get("name") or "")
+
+
+def _what(f: dict[str, Any]) -> str:
+    return _WHAT.get(str(f.get("check")), "rows that break its rule") if f.get("table") else "rows that break its rule"
+
+
+def _urgent(f: dict[str, Any]) -> str:
+    if f.get("status") == "error":
+        return f"The most urgent problem is that the check {f.get('name')} could not run."
+    return f"The most urgent problem is {_what(f)} in {_where(f)}."
+
+
+def summary_candidates(findings: dict[str, Any]) -> list[str]:
+    """Summaries for the model to choose from: the tables with problems, then which problem is the most urgent
+    (one candidate per problem check, in the findings' order). Empty when nothing failed, warned or errored."""
+    problems = _problems(findings)
+    tables = list(dict.fromkeys(str(f.get("table") or "") for f in problems if f.get("table")))
+    if not problems:
+        return []
+    if tables:
+        listed = tables[0] if len(tables) == 1 else ", ".join(tables[:-1]) + " and " + tables[-1]
+        overview = f"The scan found problems in {listed}."
+    else:
+        overview = "The scan found problems."
+    return list(dict.fromkeys(f"{overview} {_urgent(f)}" for f in problems[:MOST_CANDIDATES]))
+
+
+def priority_candidates(findings: dict[str, Any]) -> list[str]:
+    """Priorities for the model to choose from: per problem check, what it found and the fix that follows from
+    its kind of check."""
+    out = []
+    for f in _problems(findings)[:MOST_CANDIDATES]:
+        _causes, fixes = candidates(f)
+        first = fixes[0] if fixes else ""
+        out.append(f"{f.get('name')}: {first}" if f.get("status") == "error" else
+                   f"{_where(f)} ({_what(f)}): {first}")
+    return list(dict.fromkeys(out))

@@ -43,15 +43,24 @@ class Prose(BaseModel):
             return [{"name": k, **(v if isinstance(v, dict) else {})} for k, v in value.items()]
         return value
 
+    @field_validator("priorities", mode="after")
+    @classmethod
+    def _once(cls, value: list[str]) -> list[str]:
+        """A priority given twice word for word is one priority (a small model choosing among lines repeats one)."""
+        return list(dict.fromkeys(value))
+
     def by_name(self) -> dict[str, CheckProse]:
         return {c.name.strip("` "): c for c in self.checks}
 
 
 def prose_schema(names: list[str], keys: tuple[str, ...] = ("summary", "priorities", "checks"), *,
-                 most: int = 2, choices: dict[str, tuple[list[str], list[str]]] | None = None) -> dict[str, Any]:
+                 most: int = 2, choices: dict[str, tuple[list[str], list[str]]] | None = None,
+                 lines: tuple[list[str], list[str]] | None = None) -> dict[str, Any]:
     """The JSON schema sent as ``response_format`` (a grammar on llama.cpp). ``checks`` is an object whose keys
     are exactly ``names``, all required: the answer can only name real checks, and must give each one once.
-    With ``choices`` (``llm.causes: choose``), each check's causes and fixes are one of its candidates (an enum)."""
+    With ``choices`` (``llm.causes: choose``), each check's causes and fixes are one of its candidates (an enum);
+    with ``lines`` (summaries, priorities), the summary is one of the summaries and each priority one of the
+    priorities."""
     def strings(fewest: int, top: int, enum: list[str] | None = None) -> dict[str, Any]:  # bounded: a small
         item: dict[str, Any] = {"type": "string", "enum": enum} if enum else \
             {"type": "string", "minLength": 12, "maxLength": 160}  # model otherwise repeats to the cap
@@ -63,7 +72,12 @@ def prose_schema(names: list[str], keys: tuple[str, ...] = ("summary", "prioriti
         return {"type": "object", "additionalProperties": False, "required": ["causes", "fixes"],
                 "properties": {"causes": strings(1, most, causes or None), "fixes": strings(1, most, fixes or None)}}
 
-    props = {"summary": {"type": "string", "minLength": 30, "maxLength": 300}, "priorities": strings(1, 3),
+    summaries, priorities = lines or ([], [])
+    summary: dict[str, Any] = {"type": "string", "enum": summaries} if summaries else \
+        {"type": "string", "minLength": 30, "maxLength": 300}
+    ranked: dict[str, Any] = {"type": "array", "items": {"type": "string", "enum": priorities}, "minItems": 1,
+                              "maxItems": min(3, len(priorities))} if priorities else strings(1, 3)
+    props = {"summary": summary, "priorities": ranked,
              "checks": {"type": "object", "additionalProperties": False, "required": list(names),
                         "properties": {n: entry(n) for n in names}}}
     keys = tuple(k for k in keys if k != "checks" or names)  # none when every check passed

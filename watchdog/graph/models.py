@@ -91,12 +91,12 @@ def build_models(config: LLMConfig, base_url: str | None = None) -> Models:
     if not base_url and not api_key:
         raise LLMNotConfigured("--llm needs a model endpoint: set OPENAI_API_KEY (and OPENAI_BASE_URL for a "
                                "non-OpenAI server), llm.base_url / llm.api_key, or llm.local.model in the config")
-    import httpx
     from langchain_openai import ChatOpenAI
+    from openai import Timeout  # the HTTP client's own Timeout class (openai 3 moved from httpx to httpx2)
 
     # the socket read limit only backs the stream's own first-token and idle limits up
     read_s = max(config.request_timeout_s, config.idle_timeout_s) + 5
-    timeout = httpx.Timeout(read_s, connect=min(30.0, read_s))
+    timeout = Timeout(read_s, connect=min(30.0, read_s))
 
     def make(role: str) -> BaseChatModel:
         cap = getattr(config.max_output_tokens, role)

@@ -119,7 +119,8 @@ def write_prose(state: ReportState, deps: GraphDeps) -> dict[str, Any]:
     choose = deps.config.causes == "choose"
     request = prompts.writer_request(state.get("outline"), state.get("failure_context"), prose=True, names=names,
                                      choose=choose, problems=prompts.problems_hint(state["findings"]))
-    schema = compose.prose_schema(names, choices=choices_for(state) if choose else None)
+    schema = compose.prose_schema(names, choices=choices_for(state) if choose else None,
+                                  lines=lines_for(state) if choose else None)
     try:
         result = deps.call(with_format(deps.models.specialist, schema), messages_for(deps.config, state, request))
     except LLMUnavailable as exc:
@@ -139,6 +140,13 @@ def choices_for(state: ReportState) -> dict[str, tuple[list[str], list[str]]]:
 
     return {str(f["name"]): candidates(f) for f in state["findings"].get("findings", [])
             if f.get("status") in ("fail", "warn", "error")}
+
+
+def lines_for(state: ReportState) -> tuple[list[str], list[str]]:
+    """``llm.causes: choose``: the summaries and the priorities to choose from."""
+    from watchdog.graph.candidates import priority_candidates, summary_candidates
+
+    return summary_candidates(state["findings"]), priority_candidates(state["findings"])
 
 
 def _assembled(state: ReportState, prose: compose.Prose) -> str:
@@ -175,9 +183,10 @@ def fix_prose(state: ReportState, deps: GraphDeps, issues: list[str]) -> dict[st
     names = prompts.problem_names(state["findings"])
     old = compose.Prose.model_validate(state["prose"]) if state.get("prose") else compose.Prose()
     pointed = [(p, m) for p, m in state.get("issue_parts") or []]
+    choose = deps.config.causes == "choose"
     ask = asks.ask_for(state.get("flagged") or [] if state.get("prose") else [], pointed, names,
-                       choices_for(state) if deps.config.causes == "choose" else None,
-                       prompts.problems_hint(state["findings"]))
+                       choices_for(state) if choose else None, prompts.problems_hint(state["findings"]),
+                       lines_for(state) if choose else None)
     try:
         result = deps.call(with_format(deps.models.specialist, ask.schema),
                            messages_for(deps.config, state, prompts.fix_prose_request(ask.lines)))

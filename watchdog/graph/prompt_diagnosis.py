@@ -84,7 +84,9 @@ def cause_facts(finding: dict[str, Any]) -> list[str]:
     if brief.get("values"):
         shown = ", ".join(repr(v["value"]) if isinstance(v["value"], str) else str(v["value"])
                           for v in brief["values"])
-        facts.append(f"the wrong values are {shown}")
+        distinct = (finding.get("diagnosis") or {}).get("values_distinct")
+        every = isinstance(distinct, int) and distinct <= len(brief["values"])
+        facts.append(f"the wrong values are {shown}" if every else f"the most common wrong values are {shown}")
     for o in brief.get("same_rows_fail", []):
         facts.append(f"the same rows also fail {o['check']}")
     return facts

@@ -86,15 +86,21 @@ below, each written anew for the findings above, in your own words, with no numb
 why it fails in this data and "fixes" how to fix it (a constraint, a pipeline change or a process change)."""
 
 CHOOSE = """[role:specialist]
-Answer one JSON object for a data-quality report on the findings above.
-"summary": two sentences, in your own words, on what matters most among these problems: {problems}.
+Answer one JSON object for a data-quality report on the findings above. Every part is chosen among the lines the
+answer format allows.
+"summary": the one that names the problem that matters most.
+"priorities": one to three lines, most urgent first.
+"checks": for each of {names}, the "causes" and "fixes" that fit it best."""
+
+#: what the choosing prompt said before (recorded answers copy it; a copy is caught wherever it stands)
+FORMER_CHOOSE = """"summary": two sentences, in your own words, on what matters most among these problems:
 "priorities": up to three short lines, what to fix first.
-"checks": for each of these checks: {names}, choose the "causes" and "fixes" that fit it best among those the
-answer format allows. Write no numbers."""
+choose the "causes" and "fixes" that fit it best among those the answer format allows. Write no numbers."""
 
 
 #: what a model's prose must not merely repeat (program mode: echoed instructions do not count as prose)
-INSTRUCTIONS = "\n".join([SHARED_SYSTEM, DIAGNOSIS_RULE, PROSE.replace("{example}", ""), CHOOSE, FIX_PROSE])
+INSTRUCTIONS = "\n".join([SHARED_SYSTEM, DIAGNOSIS_RULE, PROSE.replace("{example}", ""), CHOOSE, FORMER_CHOOSE,
+                          FIX_PROSE])
 
 
 def _brief(details: dict[str, Any]) -> dict[str, Any]:

@@ -14,7 +14,9 @@ SHAPES: dict[str, str] = {
     "iso_date": "^[0-9]{4}-[0-9]{2}-[0-9]{2}"
                 "([ T][0-9]{2}:[0-9]{2}(:[0-9]{2}([.][0-9]+)?)?(Z|[+-][0-9]{2}:?[0-9]{2})?)?$",
     "zip": "^[0-9]{5}(-[0-9]{4})?$",
-    "phone": "^[+]?[0-9]?[ .-]?[(]?[0-9]{3}[)]?[ .-]?[0-9]{3}[ .-]?[0-9]{4}$",
+    "phone": "^[+]?[0-9]?[ .-]?[(]?[0-9]{3}[)]?[ ./-]?[0-9]{3}[ .-]?[0-9]{4}$",
+    "us_date": "^(0?[1-9]|1[0-2])/(0?[1-9]|[12][0-9]|3[01])/([0-9]{2}|[0-9]{4})$",
+    "dotted_date": "^(0?[1-9]|[12][0-9]|3[01])[.](0?[1-9]|1[0-2])[.][0-9]{4}$",
     "numeric": "^[+-]?[0-9]+([.][0-9]+)?$",
 }
 
@@ -24,7 +26,9 @@ DESCRIPTIONS: dict[str, str] = {
     "url": "an http(s)/ftp URL",
     "iso_date": "an ISO 8601 date or timestamp",
     "zip": "a US ZIP code (5 or 5+4 digits)",
-    "phone": "a phone number (10 digits, optional +1, separators)",
+    "phone": "a phone number (10 digits, optional +1, separators: space . - /)",
+    "us_date": "a month/day/year date (m/d/yy or m/d/yyyy)",
+    "dotted_date": "a day.month.year date (d.m.yyyy)",
     "numeric": "a decimal number written as text",
 }
 
@@ -41,16 +45,19 @@ GATES: dict[str, tuple[tuple[str, ...], str | None]] = {
     "iso_date": (("____-__-__%",), None),
     "zip": (("_____", "_____-____"), None),
     "phone": (("__________%",), "+(0123456789 .-"),
+    "us_date": (("%_/%_/__%",), "0123456789"),
+    "dotted_date": (("%_.%_.____",), "0123456789"),
     "numeric": (("_%",), "+-0123456789"),
 }
 
 #: The first pass counts one coarse gate per group (fewer tests per row than one per shape); the second counts a
 #: shape, behind its own gate, only on columns where its group's gate let a value through.
 COARSE: dict[str, tuple[tuple[str, ...], str | None]] = {
-    "digit": ((), "+-( .0123456789"),  # every iso_date, zip, phone and numeric value starts with one of these
+    "digit": ((), "+-( .0123456789"),  # every iso_date, zip, phone, date and numeric value starts with one of these
     "uuid": GATES["uuid"],
     "email": GATES["email"],
     "url": GATES["url"],
 }
 GROUP_OF: dict[str, str] = {"uuid": "uuid", "email": "email", "url": "url", "iso_date": "digit", "zip": "digit",
-                            "phone": "digit", "numeric": "digit"}
+                            "phone": "digit", "us_date": "digit", "dotted_date": "digit",
+                            "numeric": "digit"}

@@ -8,7 +8,7 @@ from typing import Any
 
 from sqlglot import exp
 
-from watchdog.defaults import PROFILE_APPROX_DISTINCT_ROWS, PROFILE_TOP_VALUES
+from watchdog.defaults import PROFILE_APPROX_DISTINCT_ROWS, PROFILE_NULL_MARKERS, PROFILE_TOP_VALUES
 from watchdog.errors import QueryError
 from watchdog.profile.schema import ColumnInfo, TableInfo
 from watchdog.profile.shapes import COARSE, GATES, GROUP_OF, SHAPES
@@ -41,6 +41,9 @@ class ColumnProfile:
     top_values: list[tuple[Any, int]] | None = None
     #: seconds since the newest value (timestamp/date columns)
     age_s: int | None = None
+    #: text columns: rows holding '' or only spaces, and rows holding a null marker (``markers``), of all rows
+    blank_rate: float | None = None
+    marker_rate: float | None = None
 
 
 @dataclass
@@ -80,8 +83,8 @@ def _length(col: exp.Expr, dialect: str) -> exp.Expr:
     return exp.Length(this=col)
 
 
-def _column_metrics(col: ColumnInfo, dialect: str, exact_distinct: bool,
-                    gate_shapes: bool = True) -> list[tuple[str, exp.Expr]]:
+def _column_metrics(col: ColumnInfo, dialect: str, exact_distinct: bool, gate_shapes: bool = True,
+                    markers: tuple[str, ...] = PROFILE_NULL_MARKERS) -> list[tuple[str, exp.Expr]]:
     ref = sqlbuild.column(col.name)
     family = col.family
     out: list[tuple[str, exp.Expr]] = [("nonnull", exp.Count(this=ref.copy()))]
@@ -92,11 +95,23 @@ def _column_metrics(col: ColumnInfo, dialect: str, exact_distinct: bool,
     if family in TEXT_FAMILIES:
         out += [("min_length", exp.Min(this=_length(ref.copy(), dialect))),
                 ("max_length", exp.Max(this=_length(ref.copy(), dialect)))]
+        out += _marker_metrics(ref, dialect, markers)
         if gate_shapes:
             out += [(f"gate:{group}", sqlbuild.case_count(_gate(ref, group, dialect, COARSE))) for group in COARSE]
         else:  # every regex on every row (the old way, kept for the benchmark's before/after)
             out += [(f"shape:{shape}", sqlbuild.case_count(sqlbuild.regex_search(ref.copy(), regex, dialect)))
                     for shape, regex in SHAPES.items()]
+    return out
+
+
+def _marker_metrics(ref: exp.Expr, dialect: str, markers: tuple[str, ...]) -> list[tuple[str, exp.Expr]]:
+    """Rows blank ('' or only spaces) and rows equal to a marker, compared exactly on every database."""
+    trimmed = sqlbuild.exact(exp.Trim(this=ref.copy()), dialect, "text")
+    out = [("blank", sqlbuild.case_count(exp.EQ(this=trimmed, expression=exp.Literal.string(""))))]
+    if markers:
+        listed = exp.In(this=sqlbuild.exact(ref.copy(), dialect, "text"),
+                        expressions=[exp.Literal.string(m) for m in markers])
+        out.append(("markers", sqlbuild.case_count(listed)))
     return out
 
 
@@ -147,7 +162,8 @@ def _estimated_distinct(box: Sandbox, table: str) -> dict[str, int]:
 
 
 def profile_table(box: Sandbox, info: TableInfo, *, top_values: int = PROFILE_TOP_VALUES,
-                  approx_rows: int = PROFILE_APPROX_DISTINCT_ROWS, gate_shapes: bool = True) -> TableProfile:
+                  approx_rows: int = PROFILE_APPROX_DISTINCT_ROWS, gate_shapes: bool = True,
+                  markers: tuple[str, ...] = PROFILE_NULL_MARKERS) -> TableProfile:
     """Measure ``info``: one batched aggregate statement, one batched pass for the shapes whose cheap gate
     let a value through, and one GROUP BY per low-cardinality column. With ``gate_shapes=False`` every
     shape regex runs on every text value in the first pass (same figures, much slower: for benchmarks)."""
@@ -167,7 +183,7 @@ def profile_table(box: Sandbox, info: TableInfo, *, top_values: int = PROFILE_TO
     selects: list[exp.Expr] = [exp.alias_(sqlbuild.count_star(), "m0")]
     keys: list[tuple[str, str]] = []
     for col in info.columns:
-        for key, expression in _column_metrics(col, dialect, col.name not in estimates, gate_shapes):
+        for key, expression in _column_metrics(col, dialect, col.name not in estimates, gate_shapes, markers):
             keys.append((col.name, key))
             selects.append(exp.alias_(expression, f"m{len(selects)}"))
     query = exp.select(*selects).from_(sqlbuild.table(info.name))
@@ -202,6 +218,9 @@ def _column_profile(col: ColumnInfo, v: dict[str, Any], total: int, estimates: d
     elif col.name in estimates and estimates[col.name] is not None:
         n = float(estimates[col.name])
         prof.distinct, prof.distinct_method = int(round(-n * total if n < 0 else n)), "estimate"
+    if "blank" in v and total:
+        prof.blank_rate = round(int(v["blank"] or 0) / total, 6)
+        prof.marker_rate = round(int(v.get("markers") or 0) / total, 6)
     if nonnull:
         prof.shapes = {k.split(":", 1)[1]: round(int(c or 0) / nonnull, 6) for k, c in v.items()
                        if k.startswith("shape:") and int(c or 0)}

@@ -26,13 +26,14 @@ from watchdog.history.series import past_findings
 from watchdog.reconcile import counterpart
 from watchdog.redact import redact
 from watchdog.run.compute import RunOutcome, RunRequest, compute_run, new_run_id, resumed_outcome
+from watchdog.run.export_failures import EXPORT_FOLDER, ExportRequest
 from watchdog.run.filing import RunFolder
 from watchdog.run.safe_write import OutputError
 from watchdog.run.scan_run import reports_dir
 from watchdog.sandbox import cancel as cancelling
 from watchdog.scan.scanner import Progress
 from watchdog.scan.suites import load_suites
-from watchdog.settings import Settings
+from watchdog.settings import ExportFailures, Settings
 
 
 @dataclass
@@ -78,7 +79,8 @@ def execute_audit(settings: Settings, name: str, *, store: HistoryStore | None =
                     run_id=run_id, sample=audit.sample, on_progress=on_progress, diagnose=audit.diagnose,
                     llm=audit.llm, settings=settings, models=models, monitor=audit.monitor,
                     previous_findings=store.findings_of(previous.id) if previous else [],
-                    history=past_findings(store, name, run_id), out_dir=run_dir)
+                    history=past_findings(store, name, run_id), out_dir=run_dir,
+                    export=_export(audit.export_failures, run_dir))
                 outcome = compute_run(request, record=filing.findings)
             if cancelling.stopping():  # abandoned (the daemon stops or lost the lead): never delivered
                 raise InterruptedError("cancelled: the daemon stopped or lost the lead during the run")
@@ -252,3 +254,11 @@ def decide_review(settings: Settings, run_id: str, *, approved: bool, reason: st
 def _record_dict(record: DeliveryRecord) -> dict[str, Any]:
     return {"channel": record.channel, "target": record.target, "status": record.status,
             "attempts": record.attempts, "last_error": record.last_error}
+
+
+def _export(option: bool | ExportFailures, run_dir: Path) -> ExportRequest | None:
+    """An audit's ``export_failures:`` as a request writing into the run folder's ``failures/``."""
+    if option is False:
+        return None
+    chosen = option if isinstance(option, ExportFailures) else ExportFailures()
+    return ExportRequest(run_dir / EXPORT_FOLDER, chosen.format, chosen.limit)

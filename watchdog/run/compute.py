@@ -41,6 +41,7 @@ if TYPE_CHECKING:  # the LLM stack is imported only when an LLM report is asked 
     from watchdog.graph.models import Models
     from watchdog.graph.runner import LLMReportOutcome
     from watchdog.monitor.config import MonitorConfig
+    from watchdog.run.export_failures import ExportRequest
     from watchdog.settings import Settings
 
 
@@ -73,6 +74,8 @@ class RunRequest:
     order: Order = DEFAULT_ORDER
     #: table monitors (an audit's ``monitor:``): their findings join the suites'
     monitor: MonitorConfig | None = None
+    #: write every failing row of each breaching check (None: samples only)
+    export: ExportRequest | None = None
     #: the run folder the LLM graph's checkpoint names (for ``watchdog resume``); the graph writes nothing there
     out_dir: Path | None = None
 
@@ -103,6 +106,7 @@ def compute_run(request: RunRequest, *, record: Record | None = None) -> RunOutc
     with Sandbox.for_database(request.database) as box:
         outcome = scan_stage(request, box, record)
         monitor_stage(request, box, outcome)
+        export_stage(request, box, outcome)
         diagnose_stage(request, box, outcome, record)
         trends_stage(request, outcome)
         report_stage(request, outcome)
@@ -139,6 +143,15 @@ def monitor_stage(request: RunRequest, box: Sandbox, outcome: RunOutcome) -> Non
     found, _ = monitor_findings(box, request.monitor, request.history)
     outcome.doc.findings += found
     outcome.doc.summary = Summary.of(outcome.doc.findings)
+
+
+def export_stage(request: RunRequest, box: Sandbox, outcome: RunOutcome) -> None:
+    if request.export is None or outcome.doc.error:
+        return
+    from watchdog.run.export_failures import export_failures, primary_keys
+
+    tables = sorted({f.table for f in outcome.doc.findings if f.table and f.status in ("fail", "warn") and f.sql})
+    export_failures(box, outcome.doc, request.export, primary_keys(box, tables) if tables else {})
 
 
 def diagnose_stage(request: RunRequest, box: Sandbox, outcome: RunOutcome, record: Record | None) -> None:

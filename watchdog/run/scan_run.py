@@ -25,6 +25,7 @@ from watchdog.scan.suites import load_suites
 if TYPE_CHECKING:
     from watchdog.graph.models import Models
     from watchdog.graph.runner import LLMReportOutcome
+    from watchdog.run.export_failures import ExportRequest
     from watchdog.settings import DeliveryChannel, Settings
 
 
@@ -63,18 +64,20 @@ def timestamp_dir(parent: Path) -> Path:
 def run_scan(database: str | DatabaseConfig, suite_paths: Iterable[str | Path], *, out_dir: Path,
              sample: int = DEFAULT_SAMPLE, on_progress: Progress | None = None, llm: bool = False,
              settings: Settings | None = None, models: Models | None = None, run_id: str | None = None,
-             allow_empty: bool = False, order: Order = DEFAULT_ORDER, diagnose: bool = True) -> ScanOutcome:
+             allow_empty: bool = False, order: Order = DEFAULT_ORDER, diagnose: bool = True,
+             export: ExportRequest | None = None) -> ScanOutcome:
     """Validate suites (those that hold no check are an error unless ``allow_empty``), check ``out_dir`` can be
     written, compute the run (the diagnosis unless ``diagnose`` is false, the LLM report with ``llm``) and file
     it into ``out_dir``: findings.json first, then report.md (checks in ``order``; audit.json after an LLM
-    report)."""
+    report). With ``export``, every failing row of each breaching check is written too (see
+    :mod:`watchdog.run.export_failures`)."""
     suites = load_suites(suite_paths, allow_empty=allow_empty)
     target = database if isinstance(database, DatabaseConfig) else DatabaseConfig(url=database)
     folder = RunFolder(out_dir, order=order)
     folder.check()  # before any query: a scan whose findings cannot be written is not started
     request = RunRequest(database=target, suites=suites, run_id=run_id or new_run_id(), sample=sample,
                          on_progress=on_progress, diagnose=diagnose, llm=llm, settings=settings, models=models,
-                         order=order, out_dir=out_dir)
+                         order=order, out_dir=out_dir, export=export)
     outcome = compute_run(request, record=folder.file_findings)
     folder.file_run(outcome)
     return ScanOutcome.filed(outcome, out_dir)

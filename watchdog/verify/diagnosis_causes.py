@@ -23,7 +23,7 @@ from typing import Any
 
 from watchdog.findings import Finding, FindingsDoc
 from watchdog.verify.diagnosis_dates import date_spans, parse_iso_day
-from watchdog.verify.diagnosis_facts import DiagFacts, norm
+from watchdog.verify.diagnosis_facts import DiagFacts, mentions, norm
 from watchdog.verify.markdown import blocks, clean
 from watchdog.verify.model import Results
 
@@ -87,9 +87,8 @@ def check_causes(res: Results, f: Finding, causes: list[str]) -> None:
             col, val = m.group("col"), m.group("val")
             if not _held(facts, f, col, val) and not _held(facts, f, None, val):
                 _bad(res, f, says, f"{col} = '{val}'", facts)
-        low = norm(text)
         for value, col in seen.items():
-            if value and re.search(rf"(?<![\w]){re.escape(value)}(?![\w])", low) and not _held(facts, f, col, value):
+            if mentions(text, value) and not _held(facts, f, col, value):
                 _bad(res, f, says, f"{col} = '{value}'", facts)
         for _s, _e, lo, hi, slack in date_spans(text, year):
             pad = timedelta(days=slack)
@@ -164,7 +163,7 @@ def cites_diagnosis(f: Finding, causes: list[str]) -> bool:
         low = norm(text)
         if any(s.named_in(low) for s in facts.segments):
             return True
-        if any(x.get("value") is not None and str(x["value"]).strip() and norm(x["value"]) in low
+        if any(x.get("value") is not None and str(x["value"]).strip() and mentions(text, x["value"])
                for x in facts.values):
             return True
         if any(str(o.get("check", "")).lower() in text.lower() for o in facts.overlap if o.get("check")):

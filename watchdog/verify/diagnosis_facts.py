@@ -40,6 +40,16 @@ def norm(text: Any) -> str:
     return " ".join(re.sub(r"[_\-'\"`]+", " ", str(text).lower()).split())
 
 
+def mentions(text: str, value: Any) -> bool:
+    """Whether prose names ``value`` as a whole value: its words in order (``_``/``-``/spaces/quotes between them
+    alike), not inside an identifier (``new`` is not named by ``new_erp``)."""
+    words = norm(value).split()
+    if not words:
+        return False
+    body = r"[\s_\-'\"`]+".join(re.escape(w) for w in words)
+    return re.search(rf"(?<![\w\-]){body}(?![\w\-])", str(text).lower()) is not None
+
+
 def percent_text(share: float) -> str:
     pct = share * 100
     return f"{pct:.0f}%" if pct >= 10 or pct == int(pct) else f"{pct:.1f}%"
