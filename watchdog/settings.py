@@ -32,6 +32,7 @@ from watchdog.defaults import (
 )
 from watchdog.delivery.channels import DeliveryChannel, OwnerContacts
 from watchdog.errors import ConfigError
+from watchdog.monitor.config import MonitorConfig
 from watchdog.redact import register_secret, register_url_secrets
 from watchdog.sandbox.file_tables import check_file_path, check_files, check_table_name
 from watchdog.yaml_lines import DuplicateKeyError, YamlLines, dotted, load_with_lines, shield_references, unshield
@@ -108,7 +109,10 @@ class ExportFailures(_Strict):
 
 class AuditConfig(_Strict):
     database: str
-    checks: list[str] = Field(min_length=1)
+    #: suites (files or folders); may be left out when ``monitor:`` watches the tables
+    checks: list[str] = Field(default_factory=list)
+    #: volume, freshness and schema changes of every table of some schemas, from the catalogue (watchdog/monitor/)
+    monitor: MonitorConfig | None = None
     schedule: str | Every | None = None
     timezone: str = "UTC"
     llm: bool = False
@@ -120,6 +124,12 @@ class AuditConfig(_Strict):
     allow_empty: bool = False
     #: true or {format, limit}: every failing row of each breaching check, filed with the run
     export_failures: bool | ExportFailures = False
+
+    @model_validator(mode="after")
+    def _something_to_run(self) -> AuditConfig:
+        if not self.checks and self.monitor is None:
+            raise ValueError("checks: give at least one suite (or monitor: to watch tables without one)")
+        return self
 
     @field_validator("schedule")
     @classmethod

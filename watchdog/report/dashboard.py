@@ -82,6 +82,8 @@ def _measure(finding: dict[str, Any]) -> tuple[str, float | None, float | None]:
     if check == "row_count":
         bound = params.get("min") if params.get("min") is not None else params.get("max")
         return "rows", finding.get("observed"), bound
+    if check == "volume":  # a table monitor
+        return "rows", finding.get("observed"), params.get("min_rows")
     if check == "freshness":
         return "age (s)", finding.get("observed"), params.get("max_age_s")
     if params.get("max_rate") is not None:

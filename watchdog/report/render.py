@@ -25,8 +25,12 @@ def measure(f: Finding) -> str:
     bound = view.bounds(f.check, f.params)
     if f.check == "row_count":
         return f"{esc.number(f.observed)} rows{bound}"
+    if f.check == "freshness" and f.column is None:  # a table monitor: the age of the table's last change
+        return "not known yet" if f.observed is None else f"no change for {esc.duration(f.observed)}{bound}"
     if f.check == "freshness":
         return "no rows" if f.observed is None else f"newest is {esc.duration(f.observed)} old{bound}"
+    if f.check == "volume":
+        return "–" if f.observed is None else f"{esc.number(f.observed)} rows{bound}"
     if f.rate is None and f.observed is not None:  # a measurement (custom_sql with min/max)
         return f"{esc.number(f.observed)}{bound}"
     return esc.percent(f.rate)
@@ -100,6 +104,15 @@ def error_groups(findings: list[Finding]) -> list[tuple[list[str], str]]:
     return [(names, error) for error, names in groups.items()]
 
 
+def _freshness_line(f: Finding, params: dict[str, Any]) -> str:
+    if f.column is None:  # a table monitor: the age of the table's last change
+        return f"- {measure(f)}.\n"
+    if f.observed is None:
+        return f"- No value at all in `{f.column}`.\n"
+    allowed = f"; allowed: {esc.md_cell(params['max_age'])}" if "max_age" in params else ""
+    return f"- The newest `{f.column}` is {esc.duration(f.observed)} old ({esc.number(f.observed)} s){allowed}.\n"
+
+
 def _problem(f: Finding, database: str) -> list[str]:
     """The section of one failed or warned check."""
     out = ["\n", f"### {esc.md_code(f.name)} ({f.status.upper()})\n", "\n"]
@@ -109,12 +122,7 @@ def _problem(f: Finding, database: str) -> list[str]:
     if f.check == "row_count":
         out.append(f"- {esc.number(f.observed)} rows{_expected_rows(params, details)}.\n")
     elif f.check == "freshness":
-        if f.observed is None:
-            out.append(f"- No value at all in `{f.column}`.\n")
-        else:
-            allowed = f"; allowed: {esc.md_cell(params['max_age'])}" if "max_age" in params else ""
-            out.append(f"- The newest `{f.column}` is {esc.duration(f.observed)} old ({esc.number(f.observed)} s)"
-                       f"{allowed}.\n")
+        out.append(_freshness_line(f, params))
     elif f.check in ("schema", "schema_changes"):
         out.append(f"- Columns in question: {esc.number(f.failing)}.\n")
     elif f.failing is None and f.rate is None and f.observed is not None:  # a measurement

@@ -34,7 +34,8 @@ def anomaly_lines(f: Finding) -> list[str]:
     a = f.details.get("anomaly")
     if not isinstance(a, dict):
         return []
-    what = {"rate": "failing rate", "failing": "failing rows", "value": "rows" if f.check == "row_count" else "age"}
+    what = {"rate": "failing rate", "failing": "failing rows",
+            "value": "rows" if f.check in ("row_count", "volume") else "age"}
     name = what.get(a.get("metric", ""), str(a.get("metric")))
     if a.get("source") == "buckets":
         source = f"per {a.get('bucket')} of {a.get('timestamp_column')}, training {a.get('training')}"
@@ -72,19 +73,28 @@ def rule_lines(f: Finding) -> list[str]:
         if d.get("extra"):
             out.append("Columns not declared: " + ", ".join(d["extra"]) + ".")
         return out
-    if f.check == "schema_changes":
-        if d.get("previous_run") is None:
-            return ["No previous run to compare with."]
-        out = [f"Compared with run {d['previous_run']}."]
-        if d.get("added"):
-            out.append("Columns added: " + ", ".join(d["added"]) + ".")
-        if d.get("removed"):
-            out.append("Columns removed: " + ", ".join(d["removed"]) + ".")
-        for c in d.get("type_changed") or []:
-            out.append(f"Column {c['column']} changed type: {c['old']} ({c['old_type']}) "
-                       f"to {c['new']} ({c['new_type']}).")
-        return out
+    if f.check == "schema_changes" or d.get("dropped"):
+        return _schema_change_lines(d)
     return []
+
+
+def _schema_change_lines(d: dict[str, Any]) -> list[str]:
+    """A table monitor's or a schema_changes check's changes since the previous run."""
+    if d.get("dropped"):
+        return [f"Table dropped: it was there in run {d.get('previous_run')}, it is gone."]
+    if d.get("new_table"):
+        return [f"New table since run {d.get('previous_run')}, with columns: {', '.join(d.get('added') or [])}."]
+    if d.get("previous_run") is None:
+        return ["No previous run to compare with."]
+    out = [f"Compared with run {d['previous_run']}."]
+    if d.get("added"):
+        out.append("Columns added: " + ", ".join(d["added"]) + ".")
+    if d.get("removed"):
+        out.append("Columns removed: " + ", ".join(d["removed"]) + ".")
+    for c in d.get("type_changed") or []:
+        out.append(f"Column {c['column']} changed type: {c['old']} ({c['old_type']}) "
+                   f"to {c['new']} ({c['new_type']}).")
+    return out
 
 
 def _number(value: Any) -> float | None:

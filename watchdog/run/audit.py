@@ -76,9 +76,10 @@ def execute_audit(settings: Settings, name: str, *, store: HistoryStore | None =
             with counterpart.using(settings.database):  # reconcile checks' with: names this configuration's
                 request = RunRequest(
                     database=settings.database(audit.database),
-                    suites=load_suites([settings.path(p) for p in audit.checks], allow_empty=audit.allow_empty),
+                    suites=load_suites([settings.path(p) for p in audit.checks],
+                                       allow_empty=audit.allow_empty or audit.monitor is not None),
                     run_id=run_id, sample=audit.sample, on_progress=on_progress, diagnose=audit.diagnose,
-                    llm=audit.llm, settings=settings, models=models,
+                    llm=audit.llm, settings=settings, models=models, monitor=audit.monitor,
                     previous_findings=store.findings_of(previous.id) if previous else [],
                     history=past_findings(store, name, run_id), out_dir=run_dir,
                     marks={} if full else marks_of(store, name),

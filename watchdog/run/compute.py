@@ -41,6 +41,7 @@ from watchdog.scan.suites import Suite
 if TYPE_CHECKING:  # the LLM stack is imported only when an LLM report is asked for
     from watchdog.graph.models import Models
     from watchdog.graph.runner import LLMReportOutcome
+    from watchdog.monitor.config import MonitorConfig
     from watchdog.run.export_failures import ExportRequest
     from watchdog.settings import Settings
 
@@ -72,6 +73,8 @@ class RunRequest:
     models: Models | None = None
     #: the order of the checks in the report
     order: Order = DEFAULT_ORDER
+    #: table monitors (an audit's ``monitor:``): their findings join the suites'
+    monitor: MonitorConfig | None = None
     #: write every failing row of each breaching check (None: samples only)
     export: ExportRequest | None = None
     #: the run folder the LLM graph's checkpoint names (for ``watchdog resume``); the graph writes nothing there
@@ -105,6 +108,7 @@ def compute_run(request: RunRequest, *, record: Record | None = None) -> RunOutc
     """Run the stages in order (see the module) and return the outcome; nothing is written here."""
     with Sandbox.for_database(request.database) as box:
         outcome = scan_stage(request, box, record)
+        monitor_stage(request, box, outcome)
         export_stage(request, box, outcome)
         diagnose_stage(request, box, outcome, record)
         trends_stage(request, outcome)
@@ -137,6 +141,17 @@ def scan_stage(request: RunRequest, box: Sandbox, record: Record | None) -> RunO
         if finding.name in windows:
             finding.window = windows[finding.name].to_json()
     return RunOutcome(request.run_id, doc)
+
+
+def monitor_stage(request: RunRequest, box: Sandbox, outcome: RunOutcome) -> None:
+    if request.monitor is None or outcome.doc.error:
+        return
+    from watchdog.findings import Summary
+    from watchdog.monitor.run import monitor_findings
+
+    found, _ = monitor_findings(box, request.monitor, request.history)
+    outcome.doc.findings += found
+    outcome.doc.summary = Summary.of(outcome.doc.findings)
 
 
 def export_stage(request: RunRequest, box: Sandbox, outcome: RunOutcome) -> None:

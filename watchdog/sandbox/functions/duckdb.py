@@ -112,14 +112,14 @@ _TABLE_FUNCTIONS = """
     create_external_resource database_list database_size deregister_external_resource destroy_external_resource
     disable_checkpoint_on_shutdown disable_logging disable_object_cache disable_optimizer
     disable_print_progress_bar disable_profile disable_profiling disable_progress_bar disable_verification
-    disable_verify_parallelism duckdb_approx_database_count duckdb_available_metrics duckdb_columns
+    disable_verify_parallelism duckdb_approx_database_count duckdb_available_metrics
     duckdb_connection_count duckdb_constraints duckdb_coordinate_systems duckdb_databases duckdb_dependencies
     duckdb_dialects duckdb_eviction_queues duckdb_extension_repositories duckdb_extensions
     duckdb_external_file_cache duckdb_external_resource_types duckdb_external_resources duckdb_functions
     duckdb_grammar_extensions duckdb_indexes duckdb_keywords duckdb_live_query_metrics duckdb_log_contexts
     duckdb_logs duckdb_logs_parsed duckdb_memory duckdb_optimizers duckdb_prepared_statements
     duckdb_profiling_settings duckdb_schemas duckdb_secret_type_parameters duckdb_secret_types duckdb_secrets
-    duckdb_sequences duckdb_settings duckdb_table_sample duckdb_tables duckdb_temporary_files duckdb_triggers
+    duckdb_sequences duckdb_settings duckdb_table_sample duckdb_temporary_files duckdb_triggers
     duckdb_types duckdb_variables duckdb_views enable_checkpoint_on_shutdown enable_logging enable_object_cache
     enable_optimizer enable_print_progress_bar enable_profile enable_profiling enable_progress_bar
     enable_verification extension_versions force_checkpoint functions glob histogram_values icu_calendar_names
@@ -144,8 +144,13 @@ _REFUSED_SCALARS = """
     pg_postmaster_start_time pg_sleep setseed setval sleep_ms stats txid_current vector_type write_log
 """
 
+#: catalogue table functions a read may call: tables (name, estimated rows, column count) and their columns (name,
+#: type) -- what table monitors read (watchdog/monitor/); no file path, setting or SQL text beyond a table's own DDL
+DUCKDB_CATALOGUE_FUNCTIONS = frozenset({"duckdb_tables", "duckdb_columns"})
+
 DUCKDB_FUNCTIONS = frozenset(_AGGREGATES.split()) | frozenset(_SCALARS.split()) | frozenset(
-    name for locale in _LOCALES.split() for name in (f"collate_{locale}", f"icu_collate_{locale}"))
+    name for locale in _LOCALES.split() for name in (f"collate_{locale}", f"icu_collate_{locale}")
+) | DUCKDB_CATALOGUE_FUNCTIONS
 
 #: refused names (besides any name starting with ``__``, DuckDB's internal functions)
 DUCKDB_REFUSED = frozenset(_TABLE_FUNCTIONS.split()) | frozenset(_REFUSED_SCALARS.split())
