@@ -130,6 +130,7 @@ WRITERS = {
     "profile/candidate_trial.py": "a temporary suite file of candidate checks",
     "cli/profile.py": "the suite `watchdog suggest --out` writes",
     "mcp/toolbox.py": "a temporary suite file for an MCP scan",
+    "run/export_failures.py": "failing rows streamed to DIR/<check>.csv and its companion JSON (--export-failures)",
 }
 WRITE_CALL = re.compile(r"\.write_text\(|\.write_bytes\(|\bopen\([^)\n]*['\"][wax]b?\+?['\"]|os\.replace\(|os\.rename\("
                         r"|\.symlink_to\(|shutil\.copy|copytree\(|\.mkdir\(|json\.dump\(")
