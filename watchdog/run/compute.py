@@ -31,7 +31,7 @@ from watchdog.database import DatabaseConfig
 from watchdog.defaults import DEFAULT_SAMPLE
 from watchdog.errors import Interrupted
 from watchdog.exit_codes import ExitCode
-from watchdog.findings import FindingsDoc
+from watchdog.findings import FindingsDoc, Summary
 from watchdog.report.view import DEFAULT_ORDER, Order
 from watchdog.sandbox import Sandbox
 from watchdog.scan import incremental
@@ -146,7 +146,6 @@ def scan_stage(request: RunRequest, box: Sandbox, record: Record | None) -> RunO
 def monitor_stage(request: RunRequest, box: Sandbox, outcome: RunOutcome) -> None:
     if request.monitor is None or outcome.doc.error:
         return
-    from watchdog.findings import Summary
     from watchdog.monitor.run import monitor_findings
 
     found, _ = monitor_findings(box, request.monitor, request.history)

@@ -1,11 +1,12 @@
 """Every failing row of each breaching check, written to ``DIR/<check>.csv`` (or ``.parquet``).
 
 Rows are read through the sandbox in batches of :data:`~watchdog.defaults.EXPORT_BATCH_ROWS` (one statement
-each: the check's failing-rows query with ``LIMIT``/``OFFSET``, ordered by the table's primary key when it has
-one) and appended to the file as they come, so memory holds one batch whatever the count; at most ``limit``
-rows per check are written. Beside each file a companion ``<check>.json`` states the cap, whether it was hit,
-the rows written and the SQL that reproduces the full list. Parquet is written from the finished CSV by
-DuckDB (the ``duckdb`` extra), which streams it too.
+each: the check's failing-rows query ordered by the table's primary key when it has one, continued past the
+last key written where the key is one integer or text column, else with ``LIMIT``/``OFFSET``) and appended to
+the file as they come, so memory holds one batch whatever the count; at most ``limit`` rows per check are
+written. Beside each file a companion ``<check>.json`` states the cap, whether it was hit, the rows written and
+the SQL that reproduces the full list. Parquet is written from the finished CSV by DuckDB (the ``duckdb``
+extra), which streams it too.
 """
 
 from __future__ import annotations
@@ -85,14 +86,29 @@ def export_failures(box: Sandbox, doc: FindingsDoc, request: ExportRequest,
     return done
 
 
-def batch_sql(sql: str, dialect: str, keys: list[str], size: int, offset: int) -> str:
-    """One batch of ``sql``'s rows: ``SELECT * FROM (sql) ORDER BY keys LIMIT size OFFSET offset``."""
+def batch_sql(sql: str, dialect: str, keys: list[str], size: int, offset: int, after: Any = None) -> str:
+    """One batch of ``sql``'s rows: ``SELECT * FROM (sql) ORDER BY keys LIMIT size OFFSET offset``, or with
+    ``after`` (the last value of a one-column key) ``WHERE key > after ORDER BY key LIMIT size``: each batch then
+    starts at its first row through the key instead of reading past every row exported before it."""
     inner = sqlglot.parse_one(sql, read=dialect)
     query = exp.select("*").from_(
         exp.Subquery(this=inner, alias=exp.TableAlias(this=exp.to_identifier("wd_failing"))))
     if keys:
         query = query.order_by(*[exp.column(sqlbuild.ident(k), "wd_failing") for k in keys])
+    if after is not None:
+        literal = exp.Literal.number(after) if isinstance(after, int) else exp.Literal.string(after)
+        return query.where(exp.GT(this=exp.column(sqlbuild.ident(keys[0]), "wd_failing"), expression=literal)) \
+            .limit(size).sql(dialect=dialect)
     return query.limit(size).offset(offset).sql(dialect=dialect)
+
+
+def _last_key(columns: list[str], rows: list[tuple[Any, ...]], keys: list[str]) -> Any:
+    """The last row's key where the batches can continue from it: one key column, read back as an integer or a
+    text (other types, compound keys: None, and the next batch uses OFFSET)."""
+    if len(keys) != 1 or keys[0] not in columns or not rows:
+        return None
+    value = rows[-1][columns.index(keys[0])]
+    return value if isinstance(value, (int, str)) and not isinstance(value, bool) else None
 
 
 def _export_one(box: Sandbox, finding: Finding, request: ExportRequest, stem: str,
@@ -102,20 +118,22 @@ def _export_one(box: Sandbox, finding: Finding, request: ExportRequest, stem: st
     rows = batches = 0
     columns: list[str] | None = None
     more = True
+    after = None
     with csv_path.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
         while more and rows < request.limit:
             size = min(request.batch, request.limit - rows)
-            result = box.query(batch_sql(sql, box.dialect, keys, size, rows), max_rows=size)
+            result = box.query(batch_sql(sql, box.dialect, keys, size, rows, after), max_rows=size)
             batches += 1
             if columns is None:
                 columns = list(result.columns)
                 writer.writerow(columns)
             writer.writerows(result.rows)
             rows += len(result.rows)
+            after = _last_key(columns, result.rows, keys)
             # fewer rows than asked, and not cut by the byte cap: the list is complete
             more = bool(result.rows) and (len(result.rows) == size or result.truncated)
-    capped = rows >= request.limit and _has_more(box, sql, keys, rows)
+    capped = rows >= request.limit and _has_more(box, sql, keys, rows, after)
     path = csv_path
     if request.format == "parquet":
         path = _to_parquet(csv_path)
@@ -126,8 +144,8 @@ def _export_one(box: Sandbox, finding: Finding, request: ExportRequest, stem: st
     return record
 
 
-def _has_more(box: Sandbox, sql: str, keys: list[str], offset: int) -> bool:
-    return bool(box.query(batch_sql(sql, box.dialect, keys, 1, offset), max_rows=1).rows)
+def _has_more(box: Sandbox, sql: str, keys: list[str], offset: int, after: Any) -> bool:
+    return bool(box.query(batch_sql(sql, box.dialect, keys, 1, offset, after), max_rows=1).rows)
 
 
 def _to_parquet(csv_path: Path) -> Path:
