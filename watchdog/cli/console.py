@@ -65,28 +65,33 @@ def scan_progress(enabled: bool = True) -> Iterator[Any]:
 
 def summary_table(doc: FindingsDoc, trends: dict[str, str] | None = None, order: Order = "problems") -> Table:
     """One row per check, problems first unless ``order`` is ``suite``; thresholds written after the figures
-    (``3 (max 5)``); a check's error in full (it is said nowhere else on the terminal)."""
+    (``3 (max 5)``); a check's error in full (it is said nowhere else on the terminal). Owner and Tags
+    columns when the checks carry any (owners are who to call, so they come first)."""
     from rich.table import Table
+    from rich.text import Text
 
     from watchdog.report.escape import WHOLE, plain_text
     from watchdog.report.render import failing_cell, measure
-    from watchdog.report.view import ordered
+    from watchdog.report.view import ordered, owners, tags
 
     table = Table(title=None, show_lines=False)
     columns = [("Check", "left"), ("Status", "left"), ("Failing", "right"), ("Total", "right"),
                ("Rate / observed", "right")]
     if trends:
         columns.insert(2, ("Change", "left"))
+    labels = [(name, read) for name, read in (("Owner", owners), ("Tags", tags)) if any(read(f) for f in doc.findings)]
+    columns += [(name, "left") for name, _ in labels]
     for name, justify in columns:
         table.add_column(name, justify=justify, overflow="fold")  # type: ignore[arg-type]
     for f in ordered(doc.findings, order):
         style = STATUS_STYLE[f.status]
         error = f.status == "error" and not f.not_run
         figure = redact(plain_text(f.error, WHOLE)) if error else measure(f)
-        cells = [plain_text(f.name, WHOLE), f"[{style}]{f.status.upper()}[/]",
+        cells: list[Any] = [plain_text(f.name, WHOLE), f"[{style}]{f.status.upper()}[/]",
                  "" if f.failing is None else failing_cell(f), "" if f.total is None else f"{f.total:,}", figure]
         if trends:
             cells.insert(2, trends.get(f.name, ""))
+        cells += [Text(plain_text(", ".join(read(f)), 80)) for _, read in labels]  # data: never rich markup
         table.add_row(*cells)
     return table
 
