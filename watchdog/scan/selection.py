@@ -83,6 +83,7 @@ def _why_none(selection: CheckSelection, checks: list[Check]) -> str:
               if o not in known_owners]
     carried = (f"the suites' tags: {', '.join(known_tags) or 'none'}; "
                f"owners: {', '.join(known_owners) or 'none'}")
-    return (f"nothing to check: the selection {selection.describe()} matches none of the {len(checks)} checks "
+    count = f"{len(checks)} check{'s' if len(checks) != 1 else ''}"
+    return (f"nothing to check: the selection {selection.describe()} matches none of the {count} "
             f"of the suites ({'; '.join(hints) + '; ' if hints else ''}{carried}); a scan without checks would "
             "pass without checking anything. Change the selection, or allow it with `--allow-empty`")
