@@ -54,6 +54,8 @@ class ChatSender:
         self.on = on
         #: owner -> how this chat names them (a Slack mention ``<@U123>``, a Teams display name)
         self.mentions = mentions or {}
+        #: called right before each request that posts the message (the outbox marks the delivery ``posting``)
+        self.before_post: Any = None
         self._read: tuple[str, FindingsDoc] | None = None
 
     def _doc(self, package: RunPackage) -> FindingsDoc:
@@ -73,6 +75,10 @@ class ChatSender:
         if doc.error or problem_findings(doc, package.trends, self.select):
             return None
         return f"the selection ({self.select.describe()}) matched no problem check"
+
+    def _posting(self) -> None:
+        if self.before_post is not None:
+            self.before_post()
 
     def _message(self, package: RunPackage) -> Any:
         return message(self._doc(package), audit=package.audit, run_id=package.run_id, trends=package.trends,
@@ -160,6 +166,7 @@ class SlackSender(ChatSender):
         text, body = self.payload(package)
         deadline = _Deadline(self.timeout_s)
         handlers = _retry_handlers(deadline)
+        self._posting()  # nothing is sent before this line; from here on the message may reach Slack
         try:
             if self.web_api:
                 from slack_sdk.errors import SlackApiError
@@ -219,6 +226,7 @@ class TeamsSender(ChatSender):
         request = urllib.request.Request(self._secret, data=body, method="POST", headers={
             "Content-Type": "application/json; charset=utf-8", "User-Agent": f"watchdog/{_version}"})
         for attempt in (1, 2):
+            self._posting()
             try:
                 with urllib.request.urlopen(request, timeout=max(0.5, deadline.left())) as answer:  # noqa: S310
                     answer.read(65536)

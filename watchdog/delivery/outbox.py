@@ -108,8 +108,9 @@ def send_once(channel: Sender, package: RunPackage, target: str, store: HistoryS
         assert current is not None
         return current
     tries = claimed
-    if getattr(channel, "unkeyed", False):  # from here on, the message may reach the chat (see the module)
-        store.move_delivery(package.run_id, channel.kind, target, from_status="sending", to_status="posting")
+    if getattr(channel, "unkeyed", False):  # called just before the request: the message may reach the chat
+        channel.before_post = lambda: store.move_delivery(package.run_id, channel.kind, target,  # type: ignore[attr-defined]
+                                                          from_status="sending", to_status="posting")
     error: str | None = None
     retrying = Retrying(stop=stop_after_attempt(attempts), wait=wait_random_exponential(multiplier=0.2, max=wait_max_s),
                         retry=retry_if_exception_type(Transient), reraise=True)
