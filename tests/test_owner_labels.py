@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import subprocess
 import sys
@@ -127,3 +128,18 @@ def test_the_dashboard_shows_owners_and_tags_in_chromium(tmp_path):
     [run_dir] = [p for p in (root / "reports" / "shop").iterdir() if p.is_dir() and p.name != "latest"][-1:]
     report_dom, _ = chromium(run_dir / "report.html", tmp_path)
     assert '<span class="chip chip-owner" title="owner">@bob</span>' in report_dom
+
+
+def test_a_narrow_terminal_keeps_the_room_for_the_check_names(doc):
+    from rich.console import Console
+
+    from watchdog.cli.console import LABEL_COLUMNS_MIN_WIDTH, show_scan
+
+    for width, labelled in ((80, False), (LABEL_COLUMNS_MIN_WIDTH, True)):
+        console = Console(width=width, record=True, file=open(os.devnull, "w"))  # noqa: SIM115
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr("watchdog.cli.console.stdout", lambda console=console: console)
+            show_scan(doc)
+        text = console.export_text()
+        assert ("Owner" in text) is labelled
+        assert labelled or "orders.email.not_null" in text  # narrow: the names stay whole
