@@ -189,14 +189,14 @@ def full_join(database: str) -> dict[str, Any]:
 def prepare(pair: str, rows: int, fraction: float) -> tuple[str, str, str | None]:
     DATA.mkdir(parents=True, exist_ok=True)
     if pair == "pg-pg":
-        load_pg("wd_rec_a", rows, 0)
-        load_pg("wd_rec_b", rows, fraction)
-        load_pg("wd_rec_a", rows, fraction, table="orders_b")  # for the full join, beside the source
-        return f"{PG}/wd_rec_a", f"{PG}/wd_rec_b", "wd_rec_a"
+        load_pg("recon_a", rows, 0)
+        load_pg("recon_b", rows, fraction)
+        load_pg("recon_a", rows, fraction, table="orders_b")  # for the full join, beside the source
+        return f"{PG}/recon_a", f"{PG}/recon_b", "recon_a"
     if pair == "pg-mariadb":
-        load_pg("wd_rec_a", rows, 0)
-        load_mariadb("wd_rec_b", rows, fraction)
-        return f"{PG}/wd_rec_a", f"{MARIA}/wd_rec_b", None
+        load_pg("recon_a", rows, 0)
+        load_mariadb("recon_b", rows, fraction)
+        return f"{PG}/recon_a", f"{MARIA}/recon_b", None
     load_sqlite(DATA / "a.db", rows, 0)
     load_duckdb(DATA / "b.duckdb", rows, fraction)
     return f"sqlite:///{DATA / 'a.db'}", f"duckdb:///{DATA / 'b.duckdb'}", None

@@ -10,6 +10,7 @@ Statements grow with the depth of the differences (a handful per level), never w
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -65,12 +66,21 @@ def bisect(source: Side, target: Side, partition: Partition, *, rows: int, fanou
     while pending:
         found.levels += 1
         src, tgt = both(source.checksums, target.checksums, partition, pending, width)
-        differing = [b for b in sorted(set(src) | set(tgt)) if src.get(b) != tgt.get(b)]
+        present = set(src) | set(tgt)
+        differing = [b for b in sorted(present) if src.get(b) != tgt.get(b)]
+        sizes = {b: max(_rows(src.get(b)), _rows(tgt.get(b))) for b in differing}
+        lam = density(len(differing), len(present), sum(abs(_rows(src.get(b)) - _rows(tgt.get(b)))
+                                                        for b in differing))
+        split = fanout
+        if lam >= DENSE and differing:
+            most = (HASHED_LEVEL_SEGMENTS if partition.by_hash else LEVEL_SEGMENTS) // len(differing)
+            split = dense_fanout(lam, sum(sizes.values()) / len(differing), min(width, most))
         leaves: list[tuple[int, int]] = []
         deeper: list[int] = []
         for b in differing:
-            rows = max(_rows(src.get(b)), _rows(tgt.get(b)))
-            if width == 1 or rows <= leaf_rows:
+            rows = sizes[b]
+            small = rows <= leaf_rows and (lam < DENSE or rows <= split_cost(rows, lam, split))
+            if width == 1 or small:
                 leaves.append((b, rows))
             else:
                 deeper.append(b)
@@ -78,8 +88,43 @@ def bisect(source: Side, target: Side, partition: Partition, *, rows: int, fanou
             ranges = merge_ranges(chunk, partition.lo, width)
             _compare_leaves(*both(source.leaf_rows, target.leaf_rows, partition, ranges, leaf_fetch_rows + 1), found)
         pending = merge_ranges(deeper, partition.lo, width)
-        width = max(1, width // fanout)
+        width = max(1, width // split)
     return found
+
+
+#: differences expected per segment from which a level counts as dense: then segments split into as many
+#: parts as makes the fewest rows travel, and a small segment is still split when that sends fewer rows
+DENSE = 0.5
+#: segments a dense level asks for at most (in statements of :data:`side.SEGMENTS_PER_STATEMENT`); on a hashed
+#: key, whose level is one statement reading the whole table, fewer, so its answer stays within the byte limit
+LEVEL_SEGMENTS = 2**21
+HASHED_LEVEL_SEGMENTS = 2**17
+
+
+def density(differing: int, segments: int, count_gaps: int) -> float:
+    """Differences expected per segment of a level, were they spread evenly: from the share of segments that
+    differ (a Poisson estimate, bounded when every segment differs) and at least the rows the counts miss."""
+    if not differing or not segments:
+        return 0.0
+    share = min(differing / segments, (differing + 0.5) / (segments + 1))
+    return max(-math.log(1.0 - share), count_gaps / segments)
+
+
+def split_cost(rows: float, lam: float, parts: int) -> float:
+    """Rows that travel when a segment of ``rows`` holding about ``lam`` differences is split into ``parts``:
+    one checksum row per part, then the rows of the parts that differ."""
+    return min(parts, rows) + rows * (1.0 - math.exp(-lam / parts))
+
+
+def dense_fanout(lam: float, rows: float, most: int) -> int:
+    """The power of two (at most ``most``, at least 2) that a dense level's segments split into, fewest rows
+    travelling."""
+    best, parts = 2, 2
+    while parts <= max(2, most):
+        if split_cost(rows, lam, parts) < split_cost(rows, lam, best):
+            best = parts
+        parts *= 2
+    return best
 
 
 def _rows(sums: Sums | None) -> int:

@@ -180,16 +180,21 @@ def row_hash(text: str, dialect: str) -> str:
     return _hex_int(f"{'MD5' if dialect == 'mysql' else 'md5'}({text})", 1, 15, dialect)
 
 
-#: engines whose SUM of 60-bit integers is exact (NUMERIC, DECIMAL, HUGEINT): a segment's checksum is one SUM
-WIDE_SUMS = frozenset({"postgres", "mysql", "duckdb"})
+#: engines whose SUM of 64-bit integers is exact and cheap (DECIMAL, HUGEINT): a segment's checksum is one SUM
+WIDE_SUMS = frozenset({"mysql", "duckdb"})
 
 
 def checksum_sums(m: str, dialect: str) -> list[str]:
-    """The SUMs a segment's checksum is read as: the sum of its 60-bit row hashes ``m``, whole where the engine's
-    SUM is exact, else as the sums of their high 28 and low 32 bits (SQLite's and Spark's SUM of a 64-bit
-    integer overflows). :func:`checksum_value` puts the parts together."""
+    """The SUMs a segment's checksum is read as: the sum of its row hashes ``m`` (60-bit, or signed 64-bit native
+    ones), whole where the engine's SUM is exact and cheap, else as the sums of their high and low 32 bits
+    (SQLite's and Spark's SUM of a 64-bit integer overflows; PostgreSQL's goes through NUMERIC, slower and large
+    enough to spill a grouping to disk, while its SUM of 32-bit integers stays in one machine word).
+    :func:`checksum_value` puts the parts together into the exact sum."""
     if dialect in WIDE_SUMS:
         return [f"SUM({m})"]
+    if dialect == "postgres":
+        return [f"SUM(CAST(({m}) >> 32 AS INT))",
+                f"SUM(CAST((({m}) & 4294967295) - 2147483648 AS INT)) + 2147483648 * COUNT(*)"]
     return [f"SUM({int_div(m, 2**32, dialect)})", f"SUM(({m}) % 4294967296)"]
 
 

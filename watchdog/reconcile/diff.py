@@ -10,6 +10,7 @@ from watchdog.reconcile.bisect import Differences, bisect
 from watchdog.reconcile.canonical import ColumnForm, Precision, engine
 from watchdog.reconcile.columns import Declared, classify, pair, select_columns
 from watchdog.reconcile.errors import ReconcileError
+from watchdog.reconcile.native import NATIVE_ENGINES, agree
 from watchdog.reconcile.side import Partition, Side, both
 from watchdog.sandbox import Sandbox
 
@@ -67,6 +68,8 @@ class DiffResult:
     null_keys: dict[str, int] = field(default_factory=dict)
     #: keyless comparison: whether the row counts and checksums of the wholes agree
     wholes_match: bool | None = None
+    #: how rows were hashed: "md5" of their canonical text, or "native" (both sides PostgreSQL, probe agreed)
+    row_hash: str = "md5"
 
     @property
     def differences(self) -> int:
@@ -86,7 +89,7 @@ class DiffResult:
             "missing_in_target": self.missing_in_target, "missing_in_source": self.missing_in_source,
             "changed": self.changed, "duplicate_keys": self.duplicate_keys, "identical": self.identical,
             "samples": self.samples, "statements": self.statements, "bytes_fetched": self.bytes_fetched,
-            "seconds": round(self.seconds, 3), "levels": self.levels, "forms": self.forms,
+            "seconds": round(self.seconds, 3), "levels": self.levels, "forms": self.forms, "row_hash": self.row_hash,
         }
         if self.only_in_source or self.only_in_target:
             doc["only_in_source"] = self.only_in_source
@@ -136,6 +139,7 @@ def diff_tables(source: Sandbox, target: Sandbox, spec: DiffSpec) -> DiffResult:
                  ((source, spec.table, spec.where), (target, spec.target_table or spec.table,
                                                       spec.target_where or spec.where)))]
     src, tgt = sides
+    src.probe = tgt.probe = src.dialect == tgt.dialect and src.dialect in NATIVE_ENGINES
     if not spec.key:
         (n_s, *sum_s), (n_t, *sum_t) = both(src.whole, tgt.whole)
         result = _result(spec, forms, src, tgt, Differences(), n_s, n_t, clock, only_s, only_t, [])
@@ -145,6 +149,7 @@ def diff_tables(source: Sandbox, target: Sandbox, spec: DiffSpec) -> DiffResult:
         result.wholes_match = (n_s, sum_s) == (n_t, sum_t)
         return result
     partition, n_s, n_t = _partition(src, tgt)
+    src.native = tgt.native = agree(src.probed, tgt.probed)
     found = Differences()
     if partition is not None:
         found = bisect(src, tgt, partition, rows=max(n_s, n_t), fanout=spec.fanout, leaf_rows=spec.leaf_rows,
@@ -190,7 +195,8 @@ def _result(spec: DiffSpec, forms: list[tuple[ColumnForm, ColumnForm]], src: Sid
         samples=samples, statements={"source": src.statements, "target": tgt.statements},
         bytes_fetched={"source": src.bytes_fetched, "target": tgt.bytes_fetched},
         seconds=time.monotonic() - clock, only_in_source=only_s, only_in_target=only_t,
-        forms={f[0].name: _form_label(f[0]) for f in forms}, levels=found.levels)
+        forms={f[0].name: _form_label(f[0]) for f in forms}, levels=found.levels,
+        row_hash="native" if src.native else "md5")
 
 
 def _form_label(form: ColumnForm) -> str:

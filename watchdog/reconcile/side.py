@@ -13,8 +13,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from watchdog.errors import QueryTimeout
+from watchdog.errors import QueryError, QueryRefused, QueryTimeout
 from watchdog.reconcile import canonical as c
+from watchdog.reconcile import native
 from watchdog.reconcile.canonical import ColumnForm
 from watchdog.reconcile.errors import ReconcileError, ReconcileTimeout
 from watchdog.sandbox import Sandbox
@@ -29,7 +30,10 @@ Ranges = list[tuple[int, int]]
 #: a row of a small segment: (canonical key, key values, row hash)
 LeafRow = tuple[tuple[str, ...], Any, int]
 #: ranges per statement, so no statement grows without bound
-RANGES_PER_STATEMENT = 200
+RANGES_PER_STATEMENT = 1000
+#: segments one checksum statement returns at most: its grouping stays in PostgreSQL's default work_mem
+#: (a larger one spills to disk) and its answer well within the byte limit
+SEGMENTS_PER_STATEMENT = 32768
 
 
 @dataclass
@@ -57,6 +61,11 @@ class Side:
     counted: int = 0
     null_keys: int = 0
     log: list[str] = field(default_factory=list)
+    #: the first statement also reads :mod:`native`'s probe (both sides are PostgreSQL); what it read
+    probe: bool = False
+    probed: tuple[Any, ...] | None = None
+    #: rows hashed with the server's own hash (:mod:`native`) rather than the MD5 of their canonical text
+    native: bool = False
 
     @property
     def dialect(self) -> str:
@@ -72,6 +81,8 @@ class Side:
         return sqlbuild.condition(self.where, self.dialect).sql(dialect=self.dialect)
 
     def partition_value(self, partition: Partition) -> str:
+        if partition.by_hash and self.native:
+            return native.partition_hash(self.key, self.dialect)
         if partition.by_hash:
             return c.partition_hash(c.row_text(self.key, self.dialect), self.dialect)
         return c.ident(self.key[0].name, self.dialect)
@@ -86,7 +97,10 @@ class Side:
         conditions = [x for x in (self._filter(),) if x]
         if ranges is not None and not partition.by_hash:
             conditions.append(self._ranges_sql(p, ranges))
-        row = c.row_hash(c.row_text(self.key + self.columns, d), d)
+        if self.native:
+            row = native.row_hash(self.key + self.columns, d)
+        else:
+            row = c.row_hash(c.row_text(self.key + self.columns, d), d)
         sql = f"SELECT {p} AS wd_p, {row} AS wd_m{''.join(', ' + e for e in extra)} FROM {self._from()}"
         if conditions:
             sql += " WHERE " + " AND ".join(f"({x})" for x in conditions)
@@ -118,21 +132,28 @@ class Side:
     def bounds(self) -> tuple[int, int | None, int | None]:
         """(rows, smallest key, largest key) of an integer-keyed side."""
         k = c.ident(self.key[0].name, self.dialect)
-        sql = (f"SELECT COUNT(*), MIN({k}), MAX({k}), SUM(CASE WHEN {k} IS NULL THEN 1 ELSE 0 END) "
-               f"FROM {self._from()}")
-        where = self._filter()
-        if where:
-            sql += f" WHERE {where}"
-        n, lo, hi, nulls = self.run(sql, max_rows=2)[0]
+        n, lo, hi, nulls = self._first(f"COUNT(*), MIN({k}), MAX({k}), SUM(CASE WHEN {k} IS NULL THEN 1 ELSE 0 END)")
         self.null_keys = int(nulls or 0)
         return int(n or 0), (None if lo is None else int(lo)), (None if hi is None else int(hi))
 
     def count(self) -> int:
-        sql = f"SELECT COUNT(*) FROM {self._from()}"
+        return int(self._first("COUNT(*)")[0] or 0)
+
+    def _first(self, select: str) -> tuple[Any, ...]:
+        """The first statement, ``SELECT select FROM table WHERE filter``, with the native-hash probe when asked
+        (a server without the probe's function answers again without it, and keeps MD5)."""
         where = self._filter()
-        if where:
-            sql += f" WHERE {where}"
-        return int(self.run(sql, max_rows=2)[0][0] or 0)
+        tail = f" FROM {self._from()}" + (f" WHERE {where}" if where else "")
+        extra = native.probe_columns(self.dialect) if self.probe else []
+        if extra:
+            try:
+                row = self.run(f"SELECT {select}, {', '.join(extra)}{tail}", max_rows=2)[0]
+            except (QueryError, QueryRefused):  # no hash_record_extended (before 14): the canonical MD5 then
+                self.probed = None
+            else:
+                self.probed = tuple(row[-len(extra):])
+                return tuple(row[:-len(extra)])
+        return tuple(self.run(f"SELECT {select}{tail}", max_rows=2)[0])
 
     def whole(self) -> Sums:
         """Rows and checksum of the whole (filtered) table."""
@@ -145,7 +166,7 @@ class Side:
         """``{segment: (rows, sum1, sum2)}`` for the segments of ``width`` inside ``ranges``."""
         d = self.dialect
         out: dict[int, Sums] = {}
-        for chunk in _chunks(ranges, RANGES_PER_STATEMENT):
+        for chunk in _segment_chunks(ranges, partition, width):
             bucket = c.int_div(f"wd_p - {partition.lo}", width, d)
             sums = ", ".join(c.checksum_sums("wd_m", d))
             sql = (f"SELECT {bucket} AS wd_b, COUNT(*), {sums} FROM ({self._hashed(partition, chunk)}) "
@@ -200,6 +221,27 @@ def both(source: Callable[..., T], target: Callable[..., T], *args: Any) -> tupl
         finally:
             ours = pending.result()
     return ours, theirs
+
+
+def _segment_chunks(ranges: Ranges, partition: Partition, width: int) -> list[Ranges]:
+    """``ranges`` grouped into statements of at most :data:`RANGES_PER_STATEMENT` ranges and, on a key's own
+    values (each statement an index range scan), :data:`SEGMENTS_PER_STATEMENT` segments of ``width`` (ranges
+    start and end on segment bounds). A hashed key's ranges stay whole: each statement reads the whole table."""
+    if partition.by_hash:
+        return _chunks(ranges, RANGES_PER_STATEMENT)
+    step = SEGMENTS_PER_STATEMENT * width
+    chunks: list[Ranges] = [[]]
+    room = SEGMENTS_PER_STATEMENT
+    for start, end in ranges:
+        while start <= end:
+            if len(chunks[-1]) >= RANGES_PER_STATEMENT or room <= 0:
+                chunks.append([])
+                room = SEGMENTS_PER_STATEMENT
+            stop = min(end, start + min(room, SEGMENTS_PER_STATEMENT) * width - 1, start + step - 1)
+            chunks[-1].append((start, stop))
+            room -= (stop - start + 1 + width - 1) // width
+            start = stop + 1
+    return chunks
 
 
 def _chunks(ranges: Ranges, size: int) -> list[Ranges]:
