@@ -17,10 +17,10 @@ POSTGRES_FUNCTIONS = frozenset({
     "percentile_disc", "mode", "range_agg", "range_intersect_agg", "xmlagg", "any_value",
     # strings
     "initcap", "left", "right", "lpad", "rpad", "btrim", "translate", "reverse", "repeat", "strpos", "position",
-    "format", "split_part", "starts_with", "overlay", "ascii", "chr", "md5", "hash_record_extended", "sha224", "sha256", "sha384",
+    "format", "split_part", "starts_with", "overlay", "ascii", "chr", "md5", "sha224", "sha256", "sha384",
     "sha512", "encode", "decode", "to_hex", "quote_ident", "quote_literal", "quote_nullable", "bit_length",
     "string_to_array", "string_to_table", "array_to_string", "unistr", "normalize", "convert_from",
-    "convert_to", "get_byte", "get_bit", "text", "lower", "upper", "char_length",
+    "convert_to", "get_byte", "get_bit", "text", "lower", "upper", "char_length", "hash_record_extended",
     # regular expressions
     "regexp_match", "regexp_matches", "regexp_replace", "regexp_split_to_array", "regexp_split_to_table",
     "regexp_count", "regexp_instr", "regexp_like", "regexp_substr",
