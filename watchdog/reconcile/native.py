@@ -6,7 +6,7 @@ with) hashes each value with its type's hash function, about seven times cheaper
 text and taking its MD5. It is used only when it provably gives the same value for the same row on both sides:
 
 * each column is first brought to a value whose equality is exactly its canonical text's equality (numbers
-  rounded to the stated places as NUMERIC, timestamps truncated to the stated precision in UTC, integers and
+  as their canonical text, since NUMERIC's hash ignores the sign; timestamps truncated to the stated precision in UTC, integers and
   booleans as BIGINT, text as TEXT in the "C" collation, so no collation can make two byte strings equal);
 * both servers run the same major version with the same server encoding (text is hashed as stored bytes);
 * the first statement of each side also hashes a fixed probe row of every type (negative numbers, a large
@@ -55,8 +55,8 @@ def native_value(column: ColumnForm, dialect: str) -> str:
     if column.kind in ("int", "bool"):
         inner = f"CAST({col} AS INT)" if column.kind == "bool" else col
         return f"CAST({inner} AS BIGINT)"
-    if column.kind == "num":
-        return f"CAST(floor({col} * {c.literal(10 ** column.scale, dialect)} + 0.5) AS NUMERIC)"
+    if column.kind == "num":  # its canonical text: NUMERIC's own hash ignores the sign and maps NaN to Infinity
+        return c.canonical_of(col, column, dialect)
     if column.kind == "text":
         return f'CAST({col} AS TEXT) COLLATE "C"'
     if column.kind == "date":
