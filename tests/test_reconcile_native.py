@@ -14,9 +14,8 @@ from tests.test_reconcile_canonical import DDL as EDGE_DDL
 from tests.test_reconcile_canonical import forms
 from tests.test_reconcile_canonical import load as load_edge
 from tests.test_reconcile_diff import base_rows, load
-from watchdog.reconcile import DiffSpec, diff_tables
+from watchdog.reconcile import DiffSpec, diff_tables, native
 from watchdog.reconcile import canonical as c
-from watchdog.reconcile import native
 from watchdog.reconcile.bisect import dense_fanout, density, split_cost
 from watchdog.reconcile.side import SEGMENTS_PER_STATEMENT, Partition, _segment_chunks
 from watchdog.sandbox import Sandbox

@@ -5,9 +5,10 @@ PostgreSQL servers can agree on more: ``hash_record_extended`` (the function has
 with) hashes each value with its type's hash function, about seven times cheaper than rendering the row as
 text and taking its MD5. It is used only when it provably gives the same value for the same row on both sides:
 
-* each column is first brought to a value whose equality is exactly its canonical text's equality (numbers
-  as their canonical text, since NUMERIC's hash ignores the sign; timestamps truncated to the stated precision in UTC, integers and
-  booleans as BIGINT, text as TEXT in the "C" collation, so no collation can make two byte strings equal);
+* each column is first brought to a value whose equality is exactly its canonical text's equality: numbers
+  as their canonical text (NUMERIC's own hash ignores the sign), timestamps truncated to the stated precision
+  in UTC, integers and booleans as BIGINT, text as TEXT in the "C" collation (no collation can make two byte
+  strings equal);
 * both servers run the same major version with the same server encoding (text is hashed as stored bytes);
 * the first statement of each side also hashes a fixed probe row of every type (negative numbers, a large
   decimal, multi-byte text, a leap day, microseconds) and the two results must be equal (a server built for
