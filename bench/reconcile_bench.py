@@ -2,6 +2,7 @@
 
     .venv/bin/python -m bench.reconcile_bench [--rows 1000000] [--pairs pg-pg,pg-mariadb,sqlite-duckdb]
                                              [--fractions 0,0.00001,0.01] [--reps 3] [--name NAME]
+                                             [--prefix recon] [--warm all|count] [--keep]
 
 Each pair holds ``orders`` (id, amount NUMERIC(12,2), status, created_at) on two databases: PostgreSQL↔PostgreSQL
 (two databases), PostgreSQL↔MariaDB, SQLite↔DuckDB file. The target differs from the source in a stated fraction of
@@ -30,7 +31,10 @@ from bench.common import machine
 REPO = Path(__file__).resolve().parent.parent
 PG = "postgresql://postgres@127.0.0.1:5432"
 MARIA = "mysql://root@127.0.0.1:3306"
-DATA = Path(os.environ.get("WATCHDOG_BENCH_DATA", "/tmp/watchdog-bench-reconcile"))
+DATA_ROOT = Path(os.environ.get("WATCHDOG_BENCH_DATA", "/tmp/watchdog-bench-reconcile"))
+#: database names (and the data directory) of this run: ``--prefix``, so two runs never share a database
+PREFIX = "recon"
+DATA = DATA_ROOT / PREFIX
 RELADIFF = REPO / "bench" / ".venv-reladiff" / "bin" / "python"
 STATUSES = ("new", "paid", "sent")
 
@@ -148,7 +152,7 @@ def run_watchdog(a: str, b: str) -> dict[str, Any]:
     30 s is a scan's, too short for hashing a 1M-row SQLite table under load)."""
     config = DATA / "watchdog.yaml"
     config.write_text(json.dumps({"databases": {"a": {"url": a, "timeout_s": 600}, "b": {"url": b, "timeout_s": 600}}}))
-    cmd = [str(REPO / ".venv" / "bin" / "python"), "-m", "watchdog", "diff", "a", "b", "--config", str(config),
+    cmd = [sys.executable, "-m", "watchdog", "diff", "a", "b", "--config", str(config),
            "--table", "orders", "--key", "id", "--json", "--timestamp-precision", "s", "--samples", "0"]
     clock = time.monotonic()
     p = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO)
@@ -157,7 +161,7 @@ def run_watchdog(a: str, b: str) -> dict[str, Any]:
         raise RuntimeError(p.stderr[-500:])
     doc = json.loads(p.stdout)
     return {"wall_s": wall, "seconds": doc["seconds"], "statements": doc["statements"],
-            "bytes_fetched": doc["bytes_fetched"],
+            "bytes_fetched": doc["bytes_fetched"], "levels": doc.get("levels"), "row_hash": doc.get("row_hash"),
             "counts": {k: doc[k] for k in ("missing_in_target", "missing_in_source", "changed")}}
 
 
@@ -186,34 +190,65 @@ def full_join(database: str) -> dict[str, Any]:
             "counts": {"missing_in_target": m, "missing_in_source": s, "changed": ch}}
 
 
+#: (pair, rows) whose source is loaded: the source is the same for every fraction, only the target changes
+_LOADED: set[tuple[str, int]] = set()
+
+
 def prepare(pair: str, rows: int, fraction: float) -> tuple[str, str, str | None]:
     DATA.mkdir(parents=True, exist_ok=True)
+    a, b = f"{PREFIX}_a", f"{PREFIX}_b"
+    fresh = (pair, rows) not in _LOADED
+    _LOADED.clear()
+    _LOADED.add((pair, rows))
     if pair == "pg-pg":
-        load_pg("recon_a", rows, 0)
-        load_pg("recon_b", rows, fraction)
-        load_pg("recon_a", rows, fraction, table="orders_b")  # for the full join, beside the source
-        return f"{PG}/recon_a", f"{PG}/recon_b", "recon_a"
+        if fresh:
+            load_pg(a, rows, 0)
+        else:
+            with _pg(a) as c:
+                c.execute("DROP TABLE IF EXISTS orders_b")
+        load_pg(b, rows, fraction)
+        load_pg(a, rows, fraction, table="orders_b")  # for the full join, beside the source
+        return f"{PG}/{a}", f"{PG}/{b}", a
     if pair == "pg-mariadb":
-        load_pg("recon_a", rows, 0)
-        load_mariadb("recon_b", rows, fraction)
-        return f"{PG}/recon_a", f"{MARIA}/recon_b", None
-    load_sqlite(DATA / "a.db", rows, 0)
+        if fresh:
+            load_pg(a, rows, 0)
+        load_mariadb(b, rows, fraction)
+        return f"{PG}/{a}", f"{MARIA}/{b}", None
+    if fresh:
+        load_sqlite(DATA / "a.db", rows, 0)
     load_duckdb(DATA / "b.duckdb", rows, fraction)
     return f"sqlite:///{DATA / 'a.db'}", f"duckdb:///{DATA / 'b.duckdb'}", None
+
+
+def drop_all() -> None:
+    """Drop this run's databases and files."""
+    import pymysql
+
+    with _pg() as admin:
+        for name in (f"{PREFIX}_a", f"{PREFIX}_b"):
+            admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+    c = pymysql.connect(host="127.0.0.1", port=3306, user="root", autocommit=True)
+    c.cursor().execute(f"DROP DATABASE IF EXISTS {PREFIX}_b")
+    c.close()
+    for path in (DATA / "a.db", DATA / "b.duckdb", DATA / "watchdog.yaml"):
+        path.unlink(missing_ok=True)
 
 
 def watchdog_url(url: str) -> str:
     return url.replace("mysql://", "mysql+pymysql://", 1)
 
 
-def measure(pair: str, rows: int, fraction: float, reps: int) -> dict[str, Any]:
+def measure(pair: str, rows: int, fraction: float, reps: int, warm: str = "all") -> dict[str, Any]:
     a, b, join_db = prepare(pair, rows, fraction)
+    load_before = os.getloadavg()
     truth = expected(rows, fraction)
     tools = ["count", "watchdog", "reladiff"] + (["join"] if join_db else [])
     samples: dict[str, list[Any]] = {t: [] for t in tools}
     for rep in range(reps + 1):  # the first round warms caches and is not kept
         order = tools[rep % len(tools):] + tools[:rep % len(tools)]
         for tool in order:
+            if not rep and warm == "count" and tool != "count":
+                continue  # a heavy size: the first round only warms the caches with the two counts
             if tool == "count":
                 got: Any = count_both((a, b))
             elif tool == "watchdog":
@@ -226,11 +261,13 @@ def measure(pair: str, rows: int, fraction: float, reps: int) -> dict[str, Any]:
                 samples[tool].append(got)
     count_s = statistics.median(samples["count"])
     out: dict[str, Any] = {"pair": pair, "rows": rows, "fraction": fraction, "expected": truth,
-                           "count_both_s": count_s, "samples": samples}
+                           "count_both_s": count_s, "samples": samples,
+                           "load": {"before": load_before, "after": os.getloadavg()}}
     wd = samples["watchdog"]
     out["watchdog"] = {"seconds": statistics.median(s["seconds"] for s in wd),
                        "wall_s": statistics.median(s["wall_s"] for s in wd), "statements": wd[0]["statements"],
-                       "bytes_fetched": wd[0]["bytes_fetched"], "exact": all(s["counts"] == truth for s in wd)}
+                       "bytes_fetched": wd[0]["bytes_fetched"], "row_hash": wd[0].get("row_hash"),
+                       "exact": all(s["counts"] == truth for s in wd)}
     out["watchdog"]["ratio_to_count"] = out["watchdog"]["seconds"] / count_s if count_s else None
     rd = [s for s in samples["reladiff"] if s and "seconds" in s]
     if rd:
@@ -247,20 +284,26 @@ def measure(pair: str, rows: int, fraction: float, reps: int) -> dict[str, Any]:
 
 
 def main() -> None:
+    global PREFIX, DATA
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--rows", default="1000000")
     p.add_argument("--pairs", default="pg-pg,pg-mariadb,sqlite-duckdb")
     p.add_argument("--fractions", default="0,0.00001,0.01")
     p.add_argument("--reps", type=int, default=3)
     p.add_argument("--name", default=f"reconcile-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}")
+    p.add_argument("--prefix", default="recon", help="names of this run's databases (PREFIX_a, PREFIX_b)")
+    p.add_argument("--warm", choices=("all", "count"), default="all",
+                   help="what the first, unkept round runs: every tool, or only the counts (heavy sizes)")
+    p.add_argument("--keep", action="store_true", help="keep the databases afterwards")
     args = p.parse_args()
+    PREFIX, DATA = args.prefix, DATA_ROOT / args.prefix
     results: dict[str, Any] = {"machine": machine(), "load_start": os.getloadavg(), "runs": []}
     out = REPO / "bench" / "results" / f"{args.name}.json"
     for rows in [int(r) for r in args.rows.split(",")]:
         for pair in args.pairs.split(","):
             for fraction in [float(f) for f in args.fractions.split(",")]:
                 try:
-                    run = measure(pair, rows, fraction, args.reps)
+                    run = measure(pair, rows, fraction, args.reps, args.warm)
                 except Exception as exc:  # noqa: BLE001 - one pair failing keeps the others' figures
                     results["runs"].append({"pair": pair, "rows": rows, "fraction": fraction, "error": str(exc)})
                     print(f"{pair:14} {rows:>10,} {fraction:>8.5%}  error: {exc}", flush=True)
@@ -276,6 +319,8 @@ def main() -> None:
                       + (f"  join {run['join']['seconds']:.2f} s" if "join" in run else ""), flush=True)
     results["load_end"] = os.getloadavg()
     out.write_text(json.dumps(results, indent=1, default=str))
+    if not args.keep:
+        drop_all()
     print(f"results: {out}")
 
 

@@ -29,8 +29,10 @@ Sums = tuple[int, int]
 Ranges = list[tuple[int, int]]
 #: a row of a small segment: (canonical key, key values, row hash)
 LeafRow = tuple[tuple[str, ...], Any, int]
-#: ranges per statement, so no statement grows without bound
+#: ranges per statement, so no statement grows without bound (SQLite parses ``a OR b OR ...`` as a tree whose
+#: depth it caps at 1000)
 RANGES_PER_STATEMENT = 1000
+SQLITE_RANGES_PER_STATEMENT = 200
 #: segments one checksum statement returns at most: its grouping stays in PostgreSQL's default work_mem
 #: (a larger one spills to disk) and its answer well within the byte limit
 SEGMENTS_PER_STATEMENT = 32768
@@ -166,7 +168,7 @@ class Side:
         """``{segment: (rows, sum1, sum2)}`` for the segments of ``width`` inside ``ranges``."""
         d = self.dialect
         out: dict[int, Sums] = {}
-        for chunk in _segment_chunks(ranges, partition, width):
+        for chunk in _segment_chunks(ranges, partition, width, _ranges_per_statement(d)):
             bucket = c.int_div(f"wd_p - {partition.lo}", width, d)
             sums = ", ".join(c.checksum_sums("wd_m", d))
             sql = (f"SELECT {bucket} AS wd_b, COUNT(*), {sums} FROM ({self._hashed(partition, chunk)}) "
@@ -182,7 +184,7 @@ class Side:
         keys = [f"{c.value_text(k, d)} AS wd_k{i}" for i, k in enumerate(self.key)]
         raw = [f"{c.ident(k.name, d)} AS wd_v{i}" for i, k in enumerate(self.key)]
         out = []
-        for chunk in _chunks(ranges, RANGES_PER_STATEMENT):
+        for chunk in _chunks(ranges, _ranges_per_statement(d)):
             names = ", ".join([f"wd_k{i}" for i in range(len(self.key))] + [f"wd_v{i}" for i in range(len(self.key))])
             sql = f"SELECT wd_m, {names} FROM ({self._hashed(partition, chunk, tuple(keys + raw))}) AS wd_s"
             n = len(self.key)
@@ -223,18 +225,23 @@ def both(source: Callable[..., T], target: Callable[..., T], *args: Any) -> tupl
     return ours, theirs
 
 
-def _segment_chunks(ranges: Ranges, partition: Partition, width: int) -> list[Ranges]:
-    """``ranges`` grouped into statements of at most :data:`RANGES_PER_STATEMENT` ranges and, on a key's own
+def _ranges_per_statement(dialect: str) -> int:
+    return SQLITE_RANGES_PER_STATEMENT if dialect == "sqlite" else RANGES_PER_STATEMENT
+
+
+def _segment_chunks(ranges: Ranges, partition: Partition, width: int,
+                    per_statement: int = RANGES_PER_STATEMENT) -> list[Ranges]:
+    """``ranges`` grouped into statements of at most ``per_statement`` ranges and, on a key's own
     values (each statement an index range scan), :data:`SEGMENTS_PER_STATEMENT` segments of ``width`` (ranges
     start and end on segment bounds). A hashed key's ranges stay whole: each statement reads the whole table."""
     if partition.by_hash:
-        return _chunks(ranges, RANGES_PER_STATEMENT)
+        return _chunks(ranges, per_statement)
     step = SEGMENTS_PER_STATEMENT * width
     chunks: list[Ranges] = [[]]
     room = SEGMENTS_PER_STATEMENT
     for start, end in ranges:
         while start <= end:
-            if len(chunks[-1]) >= RANGES_PER_STATEMENT or room <= 0:
+            if len(chunks[-1]) >= per_statement or room <= 0:
                 chunks.append([])
                 room = SEGMENTS_PER_STATEMENT
             stop = min(end, start + min(room, SEGMENTS_PER_STATEMENT) * width - 1, start + step - 1)
