@@ -39,10 +39,14 @@ class MarkedColumnOptions(ColumnOptions):
     null_values: list[str] | None = option(None, before=_markers)
 
 
-class MarkedColumnCheck(RowConditionCheck):
-    """A row-level check of one column whose NULLs include the table's (or the check's) null markers."""
+class MarkedColumn:
+    """What a check of one column whose NULLs include the table's (or the check's) null markers shares; mixed
+    into a :class:`~watchdog.scan.check_types.base.Check` whose options have ``null_values``."""
 
-    options: MarkedColumnOptions
+    options: Any
+    table_options: Any
+    column: str | None
+    column_kind: Any
 
     def null_markers(self) -> tuple[str, ...]:
         own = self.options.null_values
@@ -72,3 +76,9 @@ class MarkedColumnCheck(RowConditionCheck):
     def present(self, dialect: str) -> exp.Expr:
         """True where the column holds a value that is neither NULL nor a null marker."""
         return exp.Not(this=self.missing(dialect))
+
+
+class MarkedColumnCheck(MarkedColumn, RowConditionCheck):
+    """A row-level check of one column whose NULLs include the table's (or the check's) null markers."""
+
+    options: MarkedColumnOptions
