@@ -63,7 +63,8 @@ def suite_problems(check: Check) -> list[str]:
     if whole_table and metric != "value":
         problems.append(f"anomaly metric {metric!r} is for row-level checks; {check.kind} judges its value")
     if not whole_table and metric == "value":
-        problems.append(f"anomaly metric 'value' is for {', '.join(VALUE_KINDS)}; use rate or failing")
+        problems.append("anomaly metric 'value' is for row_count, freshness, metric and distribution; use rate or "
+                        "failing")
     bucketed = check.kind in BUCKETED_VALUE_KINDS or isinstance(check, RowConditionCheck)
     if spec.timestamp_column and not bucketed:
         problems.append(f"{check.kind} cannot be bucketed by timestamp_column (it is not one condition per row); "
