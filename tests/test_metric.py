@@ -266,3 +266,32 @@ def test_anomaly_on_a_metric_uses_the_run_history(make_database, tmp_path: Path)
     with Sandbox(made.url) as sandbox:
         f = scan(sandbox, checks, sample=0, history={"one.amount.avg": past}).findings[0]
     assert f.status == "fail" and f.details["anomaly"]["anomalous"] and f.details["anomaly"]["metric"] == "value"
+
+
+@pytest.fixture(scope="module")
+def spark_db(spark_admin_url: str):
+    from tests.spark_server import create_spark_database
+
+    made = create_spark_database(spark_admin_url)
+    yield made
+    made.close()
+
+
+def test_the_same_metrics_and_distributions_on_spark(spark_db, tmp_path: Path):
+    """Spark's exact ``percentile`` and window functions give the hand-computed numbers too (numeric_text is refused
+    on Spark, so those checks are left out)."""
+    spark_db.create_table("sales", COLUMNS, ROWS)
+    spark_db.create_table("one", {"amount": "real"}, [(7.0,)])
+    spark_db.create_table("empty", {"amount": "real"}, [])
+    spark_db.create_table("mix", {"status": "text", "amount": "real"},
+                          [("a", 1.0), ("a", 2.0), ("a", 3.0), ("a", 4.0), ("b", 5.0), ("b", 6.0), ("b", 7.0),
+                           ("?", 8.0), ("c", 9.0), ("c", 10.0)])
+    suite = "\n".join(line for line in SUITE.splitlines() if "numeric_text" not in line)
+    suite += "\n" + "\n".join(DISTRIBUTIONS.splitlines()[2:])
+    with Sandbox(spark_db.url) as sandbox:
+        got = {f.name: f for f in scan(sandbox, checks_of(tmp_path, suite), sample=0).findings}
+    for name, (status, observed, _) in EXPECTED.items():
+        if name in got:
+            assert (got[name].status, got[name].observed) == (status, observed), (name, got[name].error)
+    assert got["mix.amount.distribution"].details["shares"]["edges"] == [float(v) for v in range(1, 10)]
+    assert got["fixed"].observed == pytest.approx(psi([(0.5, 0.4), (0.3, 0.3), (0.2, 0.2), (0.0, 0.1)]), abs=1e-9)
