@@ -295,3 +295,42 @@ def test_the_same_metrics_and_distributions_on_spark(spark_db, tmp_path: Path):
             assert (got[name].status, got[name].observed) == (status, observed), (name, got[name].error)
     assert got["mix.amount.distribution"].details["shares"]["edges"] == [float(v) for v in range(1, 10)]
     assert got["fixed"].observed == pytest.approx(psi([(0.5, 0.4), (0.3, 0.3), (0.2, 0.2), (0.0, 0.1)]), abs=1e-9)
+
+
+def test_an_audit_compares_with_its_previous_run_through_the_history(tmp_path: Path):
+    """Two runs of a configured audit: the second reads the first's shares from the history store."""
+    import sqlite3
+
+    from watchdog.run.audit import execute_audit
+    from watchdog.settings import load_settings
+
+    root = tmp_path / "project"
+    (root / "config").mkdir(parents=True)
+    (root / "checks").mkdir()
+    (root / "data").mkdir()
+    (root / "checks" / "shop.yaml").write_text(
+        "tables:\n  items:\n    - distribution: {column: kind, max_psi: 0.2}\n"
+        "    - metric: {column: price, agg: median, max: 100}\n")
+    config = root / "config" / "watchdog.yaml"
+    config.write_text('base_dir: ..\nstate_dir: state\ndatabases:\n  shop: {url: "sqlite:///data/shop.db"}\n'
+                      'history: {url: "sqlite:///history.db"}\naudits:\n  shop:\n    database: shop\n'
+                      '    checks: [checks/shop.yaml]\n    deliver:\n      - file: {dir: reports}\n')
+    db = root / "data" / "shop.db"
+
+    def write(kinds: list[str]) -> None:
+        with sqlite3.connect(db) as conn:
+            conn.execute("DROP TABLE IF EXISTS items")
+            conn.execute("CREATE TABLE items (kind TEXT, price REAL)")
+            conn.executemany("INSERT INTO items VALUES (?, ?)", [(k, float(i)) for i, k in enumerate(kinds)])
+
+    settings = load_settings(config)
+    write(["a"] * 5 + ["b"] * 5)
+    execute_audit(settings, "shop")
+    write(["a"] * 9 + ["b"])
+    second = execute_audit(settings, "shop")
+    findings = {f["name"]: f for f in json.loads((second.run_dir / "findings.json").read_text())["findings"]}
+    distribution = findings["items.kind.distribution"]
+    # a 0.9, b 0.1 against a 0.5, b 0.5
+    assert distribution["observed"] == pytest.approx(psi([(0.5, 0.9), (0.5, 0.1)]), abs=1e-9)
+    assert distribution["status"] == "fail" and distribution["details"]["baseline"].startswith("run ")
+    assert findings["items.price.median"]["observed"] == 4.5  # 0..9: h = 4.5
