@@ -334,3 +334,12 @@ def test_an_audit_compares_with_its_previous_run_through_the_history(tmp_path: P
     assert distribution["observed"] == pytest.approx(psi([(0.5, 0.9), (0.5, 0.1)]), abs=1e-9)
     assert distribution["status"] == "fail" and distribution["details"]["baseline"].startswith("run ")
     assert findings["items.price.median"]["observed"] == 4.5  # 0..9: h = 4.5
+
+
+def test_a_percentile_is_refused_where_no_interpolation_is_known_to_match(tmp_path: Path):
+    """Trino has only an approximate percentile: refused with a clear error, not a different number."""
+    checks = checks_of(tmp_path, "tables:\n  sales:\n    - metric: {column: amount, agg: median}\n"
+                                 "    - metric: {column: amount, agg: avg}\n")
+    result = plan(checks, "trino")
+    assert "percentiles (median, p01..p99) run on SQLite" in result.errors["sales.amount.median"]
+    assert "sales.amount.avg" not in result.errors
