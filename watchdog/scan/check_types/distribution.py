@@ -30,7 +30,7 @@ from sqlglot import exp
 from watchdog.errors import QueryError
 from watchdog.scan import sqlbuild
 from watchdog.scan.check_types import distribution_sql as dsql
-from watchdog.scan.check_types.base import Check, CheckOptions, Measurement, Metric, Standalone, register
+from watchdog.scan.check_types.base import CheckOptions, Measurement, Metric, Standalone, register
 from watchdog.scan.check_types.fields import Options, option, options_class
 from watchdog.scan.check_types.null_markers import MarkedColumn, _markers
 
@@ -107,7 +107,7 @@ def psi(pairs: list[tuple[float, float]]) -> float:
 
 
 @register
-class Distribution(MarkedColumn, Check):
+class Distribution(MarkedColumn):
     kind = "distribution"
     Options = DistributionOptions
     options: DistributionOptions
@@ -185,7 +185,7 @@ class Distribution(MarkedColumn, Check):
         if not total:
             details["note"] = "no rows to compare with the baseline"
             return Measurement(observed=None, total=0, details=details)
-        observed = psi([(b["expected"], b["actual"]) for b in buckets])
+        observed = psi([(float(b["expected"] or 0.0), float(b["actual"] or 0.0)) for b in buckets])
         return Measurement(observed=observed, total=total, details=details)
 
     def _compared(self, m: Measurement) -> bool:

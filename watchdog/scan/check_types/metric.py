@@ -29,7 +29,6 @@ from watchdog.scan import sqlbuild
 from watchdog.scan.check_types import metric_sql, numeric_text
 from watchdog.scan.check_types.base import (
     Aggregate,
-    Check,
     CheckOptions,
     Measurement,
     Metric,
@@ -109,7 +108,7 @@ def rounded(value: Any) -> float | int | None:
 
 
 @register
-class MetricCheck(MarkedColumn, Check):
+class MetricCheck(MarkedColumn):
     kind = "metric"
     Options = MetricOptions
     options: MetricOptions
@@ -236,4 +235,4 @@ def _outside(observed: float | int | None, low: float | None, high: float | None
     return (low is not None and observed < low) or (high is not None and observed > high)
 
 
-__all__ = ["Check", "MetricCheck", "MetricOptions"]
+__all__ = ["MetricCheck", "MetricOptions"]

@@ -17,7 +17,7 @@ from typing import Any
 from sqlglot import exp
 
 from watchdog.scan import sqlbuild
-from watchdog.scan.check_types.base import ColumnOptions
+from watchdog.scan.check_types.base import Check, ColumnOptions
 from watchdog.scan.check_types.fields import option, options_class
 from watchdog.scan.check_types.row_condition import RowConditionCheck
 from watchdog.scan.table_options import null_values_of
@@ -39,14 +39,9 @@ class MarkedColumnOptions(ColumnOptions):
     null_values: list[str] | None = option(None, before=_markers)
 
 
-class MarkedColumn:
-    """What a check of one column whose NULLs include the table's (or the check's) null markers shares; mixed
-    into a :class:`~watchdog.scan.check_types.base.Check` whose options have ``null_values``."""
-
-    options: Any
-    table_options: Any
-    column: str | None
-    column_kind: Any
+class MarkedColumn(Check):
+    """A check of one column whose NULLs include the table's (or the check's) null markers (its options have
+    ``null_values``)."""
 
     def null_markers(self) -> tuple[str, ...]:
         own = self.options.null_values
