@@ -237,7 +237,7 @@ tables:
     - metric: {column: amount, agg: p5}
     - metric: {column: amount, agg: avg, max: 10, warn: {max: 50}}
     - distribution: {column: status, baseline: {a: 0.5, b: 0.2}}
-    - metric: {column: amount, agg: avg, anomaly: {timestamp_column: ts}}
+    - distribution: {column: status, anomaly: {timestamp_column: ts}}
 """
     with pytest.raises(SuiteError) as info:
         checks_of(tmp_path, bad)
@@ -343,3 +343,34 @@ def test_a_percentile_is_refused_where_no_interpolation_is_known_to_match(tmp_pa
     result = plan(checks, "trino")
     assert "percentiles (median, p01..p99) run on SQLite" in result.errors["sales.amount.median"]
     assert "sales.amount.avg" not in result.errors
+
+
+def test_anomaly_per_day_on_a_metric(db, tmp_path: Path):
+    """``anomaly: {timestamp_column}`` on a metric: the average per day over 28 days, then a jump on the last
+    complete day (the current day is never judged)."""
+    from datetime import UTC, datetime, timedelta
+
+    today = datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0, tzinfo=None)
+    rows = []
+    for back in range(1, 29):
+        day = today - timedelta(days=back)
+        values = (1000.0, 1000.0) if back == 1 else (10.0 + back % 3, 12.0)  # the last complete day jumps
+        rows += [(day + timedelta(hours=h), v) for h, v in zip((3, 15), values, strict=True)]
+    rows.append((today + timedelta(minutes=5), 5000.0))  # today: not judged
+    db.create_table("daily", {"at": "timestamp", "amount": "real"},
+                    [(at.strftime("%Y-%m-%d %H:%M:%S") if db.kind == "sqlite" else at, v) for at, v in rows])
+    suite = ("tables:\n  daily:\n    - metric: {column: amount, agg: avg, anomaly: {timestamp_column: at, "
+             "detection: 1}}\n    - metric: {column: amount, agg: null_rate, name: nulls, anomaly: "
+             "{timestamp_column: at, detection: 1}}\n"
+             "    - metric: {column: amount, agg: median, anomaly: {timestamp_column: at, detection: 1}}\n")
+    with Sandbox(db.url) as sandbox:
+        got = {f.name: f for f in scan(sandbox, checks_of(tmp_path, suite), sample=0).findings}
+    avg = got["daily.amount.avg"]
+    assert avg.status == "fail", avg.error
+    assert avg.details["anomaly"]["source"] == "buckets" and avg.details["anomaly"]["value"] == 1000.0
+    assert got["nulls"].status == "pass" and got["nulls"].details["anomaly"]["value"] == 0.0
+    median = got["daily.amount.median"]
+    if db.kind in ("sqlite", "mariadb"):  # no percentile aggregate to GROUP BY: refused, not approximated
+        assert median.status == "error" and "a percentile per bucket needs PostgreSQL" in (median.error or "")
+    else:
+        assert median.status == "fail" and median.details["anomaly"]["value"] == 1000.0

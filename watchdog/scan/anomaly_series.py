@@ -38,7 +38,7 @@ THRESHOLDS = ("max_count", "max_rate", "min", "max", "max_age", "max_psi")
 #: checks whose figure is one value (``observed``), judged as ``metric: value``
 VALUE_KINDS = ("row_count", "freshness", "metric", "distribution")
 #: of those, the ones whose value can be computed per bucket of a ``timestamp_column``
-BUCKETED_VALUE_KINDS = ("row_count", "freshness")
+BUCKETED_VALUE_KINDS = ("row_count", "freshness", "metric")
 
 
 def spec_of(check: Check) -> AnomalyOptions | None:
@@ -146,6 +146,8 @@ def _aggregates(check: Check, dialect: str) -> list[exp.Expr]:
         return [sqlbuild.count_star()]
     if check.kind == "freshness":
         return [exp.Max(this=sqlbuild.column(check.column or ""))]
+    if check.kind == "metric":  # the metric's own aggregate per bucket (see MetricCheck.bucket_aggregates)
+        return cast(list[exp.Expr], check.bucket_aggregates(dialect))  # type: ignore[attr-defined]
     assert isinstance(check, RowConditionCheck)
     return [sqlbuild.count_star(), sqlbuild.case_count(check.condition(dialect))]
 
@@ -204,6 +206,8 @@ def _bucket_series(check: Check, spec: AnomalyOptions, plan: BucketPlan,
                 newest = stamp if newest is None or stamp > newest else newest
             end = start + plan.size
             series.append((start, (end - newest).total_seconds() if newest is not None else None))
+        elif check.kind == "metric":
+            series.append((start, check.bucket_value(got)))  # type: ignore[attr-defined]
         else:
             total, failing = (int(got[0] or 0), int(got[1] or 0)) if got else (0, 0)
             if metric == "failing":

@@ -24,7 +24,7 @@ from typing import Any
 
 from sqlglot import exp
 
-from watchdog.errors import did_you_mean
+from watchdog.errors import QueryRefused, did_you_mean
 from watchdog.scan import sqlbuild
 from watchdog.scan.check_types import metric_sql, numeric_text
 from watchdog.scan.check_types.base import (
@@ -210,6 +210,27 @@ class MetricCheck(MarkedColumn):
             details["note"] = ("no value to aggregate (no rows, or only NULLs and null markers"
                                + (", or a single value: stddev needs two" if agg == "stddev" else "") + ")")
         return Measurement(observed=observed, details=details)
+
+    # ---- per bucket of a timestamp_column (anomaly: {timestamp_column: …}; see scan/anomaly_series.py)
+    def bucket_aggregates(self, dialect: str) -> list[exp.Expr]:
+        """The aggregates computed per bucket: the metric's own (rates: the rows, then the rows counted)."""
+        main = self._main(dialect)
+        if isinstance(main, Standalone):
+            raise QueryRefused(f"a percentile per bucket needs PostgreSQL, DuckDB or Spark, not {dialect}: leave "
+                               "timestamp_column out to judge it against the audit's run history")
+        if self.agg in metric_sql.RATES:
+            return [sqlbuild.count_star(), main.expression.copy()]
+        return [main.expression.copy()]
+
+    def bucket_value(self, got: tuple[Any, ...] | None) -> float | None:
+        """A bucket's value from the aggregates of :meth:`bucket_aggregates` (None: the bucket had no rows)."""
+        if self.agg in metric_sql.RATES:
+            total = as_int(got[0]) if got else 0
+            return as_int(got[1]) / total if got and total else None
+        if self.agg in ("count", "distinct", "sum"):
+            return float(got[0] or 0) if got else 0.0
+        value = rounded(got[0]) if got else None
+        return None if value is None else float(value)
 
     def breached(self, m: Measurement) -> bool:
         return _outside(m.observed, self.options.min, self.options.max)
