@@ -374,3 +374,25 @@ def test_anomaly_per_day_on_a_metric(db, tmp_path: Path):
         assert median.status == "error" and "a percentile per bucket needs PostgreSQL" in (median.error or "")
     else:
         assert median.status == "fail" and median.details["anomaly"]["value"] == 1000.0
+
+
+def test_reports_say_what_a_metric_and_a_distribution_measured(make_database, tmp_path: Path):
+    from watchdog.report.rules_view import anomaly_lines, rule_lines
+
+    made = make_database("sqlite")
+    made.create_table("sales", COLUMNS, ROWS)
+    suite = ("tables:\n  sales:\n    null_values: ['', '?', '0']\n    checks:\n"
+             "      - metric: {column: code, agg: sum, numeric_text: true, max: 1}\n"
+             "      - distribution: {column: status, baseline: {a: 0.5, b: 0.5}}\n"
+             "      - metric: {column: amount, agg: avg, anomaly: {}}\n")
+    past = [{"run_id": f"r{i}", "started_at": f"2026-01-0{i + 1}T00:00:00Z",
+             "finding": {"status": "pass", "observed": 22.0 + i % 2}} for i in range(6)]
+    with Sandbox(made.url) as sandbox:
+        got = {f.name: f for f in scan(sandbox, checks_of(tmp_path, suite), sample=0,
+                                       history={"sales.amount.avg": past}).findings}
+    assert rule_lines(got["sales.code.sum"]) == ["sum of code: 12.", "Values that are not numbers, left out: 1."]
+    # a 3/6, b 1/6, c 1/6, NULL 1/6 against a 0.5, b 0.5: b moved most (50% to 16.67%)
+    line = rule_lines(got["sales.status.distribution"])[0]
+    assert line.startswith("PSI ") and "against the baseline option (categories); moved most: 'b' 50.00% to 16.67%" \
+        in line
+    assert anomaly_lines(got["sales.amount.avg"])[0].startswith("Anomaly (against this audit's earlier runs): avg 22.5")
