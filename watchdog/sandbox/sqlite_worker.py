@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import hashlib
 import marshal
-import math
 import re
 import sqlite3
 import sys
@@ -87,26 +86,6 @@ def authorizer(action: int, arg1: str | None, arg2: str | None, _db: str | None,
 @lru_cache(maxsize=256)
 def _compiled(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern)
-
-
-class SqliteStddevSamp:
-    """SQLite's ``stddev_samp(x)`` (it has none): the sample standard deviation of the non-NULL values as doubles,
-    by Welford's running mean (no cancellation); NULL for fewer than two values, as elsewhere."""
-
-    def __init__(self) -> None:
-        self.n, self.mean, self.m2 = 0, 0.0, 0.0
-
-    def step(self, value: Any) -> None:
-        if value is None:
-            return
-        x = float(value)
-        self.n += 1
-        delta = x - self.mean
-        self.mean += delta / self.n
-        self.m2 += delta * (x - self.mean)
-
-    def finalize(self) -> float | None:
-        return math.sqrt(self.m2 / (self.n - 1)) if self.n > 1 else None
 
 
 def sqlite_regexp(pattern: str | None, value: Any) -> int | None:
@@ -171,7 +150,6 @@ class Worker:
         conn.create_function("regexp", 2, sqlite_regexp, deterministic=True)
         conn.create_function("md5", 1, sqlite_md5, deterministic=True)
         conn.create_function("md5_int", 3, sqlite_md5_int, deterministic=True)
-        conn.create_aggregate("stddev_samp", 1, SqliteStddevSamp)  # type: ignore[arg-type]
         conn.set_authorizer(authorizer)
         self.conn, self.path = conn, path
         return conn

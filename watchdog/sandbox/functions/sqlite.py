@@ -14,9 +14,8 @@ SQLITE_FUNCTIONS = frozenset({
     "char", "format", "glob", "hex", "ifnull", "iif", "if", "instr", "like", "likelihood", "likely", "unlikely",
     "printf", "quote", "soundex", "typeof", "subtype", "unhex", "unicode", "zeroblob", "octet_length",
     "random", "randomblob", "regexp", "sqlite_version",
-    # watchdog's own (the SQLite worker registers them): MD5 and hex digits as a number, for row hashes;
-    # the sample standard deviation (metric: {agg: stddev})
-    "md5", "md5_int", "stddev_samp",
+    # watchdog's own (the SQLite worker registers them): MD5 and hex digits as a number, for row hashes
+    "md5", "md5_int",
     # math (SQLITE_ENABLE_MATH_FUNCTIONS)
     "acosh", "asinh", "atanh", "cosh", "sinh", "tanh", "log2", "trunc",
     # date and time
@@ -31,7 +30,7 @@ SQLITE_FUNCTIONS = frozenset({
 
 #: the functions the SQLite worker adds itself (the stock ``sqlite3`` shell has none of them): SQL that calls
 #: one runs through ``watchdog query``
-WATCHDOG_SQLITE_FUNCTIONS = frozenset({"regexp", "md5", "md5_int", "stddev_samp"})
+WATCHDOG_SQLITE_FUNCTIONS = frozenset({"regexp", "md5", "md5_int"})
 
 #: read-only pragmas, callable as table-valued functions: SELECT * FROM pragma_table_info('t')
 READ_PRAGMAS = frozenset({

@@ -169,7 +169,7 @@ class MetricCheck(MarkedColumn):
                                            [metric_sql.hundredths(agg)], dialect)
             sql = query.sql(dialect=dialect, copy=False)
             return Standalone(sql, sql)
-        return self._aggregate(metric_sql.aggregate(agg, value, dialect))
+        return self._aggregate(metric_sql.aggregate(agg, value, dialect, (self.table or "", self.filter(dialect))))
 
     def _not_numeric(self, dialect: str) -> Aggregate:
         col = sqlbuild.column(self.column or "")

@@ -7,8 +7,8 @@ ascending, position ``h = (n - 1) * p`` (from 0), value ``x[floor h] + (h - floo
 PostgreSQL (``percentile_cont``), DuckDB (``quantile_cont``) and Spark (``percentile``, exact) compute it in the
 table's aggregate statement; SQLite and MySQL/MariaDB have no such aggregate, so a statement of its own ranks the
 values with ``ROW_NUMBER()`` and returns the two values around ``h`` (exact integer ranks), which are interpolated
-by the same formula. Sample standard deviation on SQLite is the sandbox's ``stddev_samp`` aggregate (Welford's
-algorithm, in the SQLite worker beside ``regexp``).
+by the same formula. SQLite has no standard deviation either: there it is computed in two passes within the
+statement (the mean from a scalar subquery over the same rows, then the squared deviations).
 """
 
 from __future__ import annotations
@@ -46,8 +46,10 @@ def as_double(value: exp.Expr) -> exp.Expr:
     return exp.Cast(this=value, to=exp.DataType.build("double"))
 
 
-def aggregate(agg: str, value: exp.Expr, dialect: str) -> exp.Expr:
-    """The aggregate of ``value`` (a double for the numeric aggregates; NULL where the row does not count)."""
+def aggregate(agg: str, value: exp.Expr, dialect: str,
+              source: tuple[str, exp.Expr | None] | None = None) -> exp.Expr:
+    """The aggregate of ``value`` (a double for the numeric aggregates; NULL where the row does not count) over
+    ``source`` (the table and the check's filter: SQLite's standard deviation reads its mean from it)."""
     if agg == "sum":
         return exp.Sum(this=value)
     if agg == "avg":
@@ -57,12 +59,32 @@ def aggregate(agg: str, value: exp.Expr, dialect: str) -> exp.Expr:
     if agg == "max":
         return exp.Max(this=value)
     if agg == "stddev":
+        if dialect in ("sqlite", "strictsqlite"):
+            return _two_pass_stddev(value, source)
         return exp.Anonymous(this="STDDEV_SAMP", expressions=[value])
     if agg == "distinct":
         return exp.Count(this=exp.Distinct(expressions=[value]))
     if is_percentile(agg):
         return _percentile(value, hundredths(agg), dialect)
     raise ValueError(f"no aggregate expression for {agg!r}")
+
+
+def _two_pass_stddev(value: exp.Expr, source: tuple[str, exp.Expr | None] | None) -> exp.Expr:
+    """SQLite has no STDDEV_SAMP: ``SQRT(SUM((v - mean)²) / (COUNT(v) - 1))``, the mean from a scalar subquery over
+    the same rows (SQLite runs it once); NULL for fewer than two values (a division by 0 is NULL there)."""
+    table, where = source or ("", None)
+    if not table:
+        raise ValueError("stddev on SQLite needs the table it reads")
+
+    def mean() -> exp.Expr:
+        query = (exp.select(exp.Avg(this=value.copy()), copy=False).from_(sqlbuild.table(table), copy=False)
+                 .where(where.copy() if where is not None else None, copy=False))
+        return exp.Subquery(this=query)
+
+    deviation = exp.Paren(this=exp.Sub(this=value.copy(), expression=mean()))
+    squares = exp.Sum(this=exp.Mul(this=deviation, expression=deviation.copy()))
+    pairs = exp.Paren(this=exp.Sub(this=exp.Count(this=value.copy()), expression=exp.Literal.number(1)))
+    return exp.Sqrt(this=exp.Div(this=squares, expression=pairs))
 
 
 def _percentile(value: exp.Expr, hundredth: int, dialect: str) -> exp.Expr:
