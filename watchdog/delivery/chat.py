@@ -19,9 +19,10 @@ from typing import Any
 from watchdog import __version__ as _version
 from watchdog.delivery.base import DeliveryError, RunPackage, network_reason
 from watchdog.delivery.channels import SLACK_API_URL
+from watchdog.delivery.routing import Select, problem_findings
 from watchdog.findings import FindingsDoc
 from watchdog.redact import redact, register_secret
-from watchdog.report.chat import Select, message, problem_findings
+from watchdog.report.chat import message
 
 
 def fingerprint(kind: str, secret: str) -> str:
@@ -67,15 +68,6 @@ class ChatSender:
     def targets(self) -> list[str]:
         return [fingerprint(self.kind, self._secret)]
 
-    def skip_reason(self, package: RunPackage) -> str | None:
-        """Why this destination hears nothing of the run (its selection matched no problem check), or None."""
-        if self.on == "always":
-            return None
-        doc = self._doc(package)
-        if doc.error or problem_findings(doc, package.trends, self.select):
-            return None
-        return f"the selection ({self.select.describe()}) matched no problem check"
-
     def _posting(self) -> None:
         if self.before_post is not None:
             self.before_post()
@@ -85,7 +77,10 @@ class ChatSender:
                        public_url=self.public_url, max_checks=self.max_checks, select=self.select)
 
     def _mentioned(self, package: RunPackage) -> list[str]:
-        """How this chat names the owners of the problem checks the message lists."""
+        """How this chat names the owners of the problem checks the message lists (``group_by: owner``: the
+        group's owner)."""
+        if self.select.group is not None:
+            return [self.mentions[self.select.group]] if self.select.group in self.mentions else []
         owners = [o for f in problem_findings(self._doc(package), package.trends, self.select)[:self.max_checks]
                   for o in f.owners or ()]
         return [self.mentions[o] for o in dict.fromkeys(owners) if o in self.mentions]
