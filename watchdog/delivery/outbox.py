@@ -76,7 +76,7 @@ def build_channel(kind: str, config: dict[str, Any], settings: Settings) -> Send
 
 
 def routes(kind: str, config: dict[str, Any], channel: Sender, package: RunPackage, settings: Settings,
-           store: HistoryStore) -> list[Route]:
+           store: HistoryStore, *, taken: set[str], index: int) -> list[Route]:
     """The messages one configured channel sends for a run (the file channel: the whole run, once)."""
     if kind == "file":
         return [Route(target, Select()) for target in channel.targets()]
@@ -94,7 +94,8 @@ def routes(kind: str, config: dict[str, Any], channel: Sender, package: RunPacka
         return list(unique.values())
 
     return plan(config, FindingsDoc.from_json(package.findings_bytes()), package.trends or {}, destinations,
-                announced=lambda target: announced(store, package.audit, f"{kind}:{target}"))
+                announced=lambda target: announced(store, package.audit, f"{kind}:{target}"),
+                taken=taken, mark=f" · deliver {index + 1}")
 
 
 def _fingerprint(findings: list[dict[str, Any]]) -> dict[str, tuple[Any, ...]]:
@@ -166,13 +167,15 @@ def deliver_package(package: RunPackage, items: list[DeliveryChannel], settings:
         from watchdog.report.dashboard import sparklines
 
         package.sparklines = sparklines(store, package.audit)
+    taken_by: dict[str, set[str]] = {}  # the targets of each kind already routed in this run
     for index, item in enumerate(items):
         config = item.channel.model_dump()
         channel = build_channel(item.kind, config, settings)
         # the outbox keeps a reference to the configured channel, never its settings (URLs and headers
         # may hold tokens): a retry rebuilds the channel from the current configuration
         spec = {"kind": item.kind, "index": index}
-        for route in routes(item.kind, config, channel, package, settings, store):
+        taken = taken_by.setdefault(item.kind, set())
+        for route in routes(item.kind, config, channel, package, settings, store, taken=taken, index=index):
             target = route.target
             ok, reason = wanted(item.channel.on, package, item.kind, target, store)
             if not ok and route.spec.get("resolved") and item.channel.on in ("problems", "new"):

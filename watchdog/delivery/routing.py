@@ -92,8 +92,9 @@ def target_of(destination: str, group: str | None) -> str:
 
 def destination_of(target: str) -> tuple[str, str | None]:
     """(the destination, its owner group) of a delivery's target."""
-    base, mark, group = target.partition(GROUP_MARK)
-    return base, (group if mark else None)
+    base, *marks = target.split(" · ")
+    group = next((m[len("owner "):] for m in marks if m.startswith("owner ")), None)
+    return base, group
 
 
 def owner_groups(problems: list[Finding]) -> list[str]:
@@ -129,7 +130,8 @@ def remind_seconds(config: dict[str, Any]) -> float | None:
 
 
 def plan(config: dict[str, Any], doc: FindingsDoc, trends: dict[str, str], destinations: Any,
-         announced: Any = None, now: datetime | None = None) -> list[Route]:
+         announced: Any = None, now: datetime | None = None, taken: set[str] | None = None,
+         mark: str = "") -> list[Route]:
     """The routes of one configured channel for a run.
 
     ``destinations(owners)`` gives the channel's destinations for a message listing those owners' checks (e-mail
@@ -152,6 +154,9 @@ def plan(config: dict[str, Any], doc: FindingsDoc, trends: dict[str, str], desti
             o for f in listed for o in f.owners or ()))
         for destination in destinations(owners):
             target = target_of(destination, group)
+            if taken is not None:
+                target = target + mark if target in taken else target
+                taken.add(target)
             route = Route(target, select, spec={"group": group} if group is not None else {})
             if remind is not None and announced is not None:
                 _suppress(route, listed, doc, trends, announced(target), remind, moment, quiet=on != "always")
