@@ -236,3 +236,31 @@ def test_a_selection_on_email_is_checked_with_the_line(tmp_path: Path) -> None:
     assert "audits.shop.deliver[0].email.remind_after" in message and "not an interval like 30s" in message
     assert "audits.shop.deliver[0].email.group_by" in message and "'owner'" in message
     assert re.search(r"watchdog\.yaml:1\d: ", message)
+
+
+def test_a_routed_message_retried_from_the_outbox_is_the_same_message(tmp_path: Path) -> None:
+    from watchdog.delivery.outbox import flush_outbox
+    from watchdog.history import HistoryStore
+    from watchdog.history.alerts import announced
+
+    with SmtpSink(fail="451 4.3.0 try again later") as sink:
+        deliver = "      - email: {to: [team@example.com], group_by: owner, remind_after: 24h, mail_owners: false}\n"
+        settings = load_settings(with_smtp(make_project(tmp_path, deliver), sink))
+        run = execute_audit(settings, "shop")
+        assert sorted((d["target"], d["status"]) for d in run.deliveries) == [
+            (f"team@example.com · owner {o}", "pending") for o in ("@alice", "@bob", "@data-platform")]
+        store = HistoryStore(settings.history_url())
+        try:
+            assert announced(store, "shop", "email:team@example.com · owner @bob") == {}   # nothing sent yet
+            sink.fail = None
+            retried = flush_outbox(settings, store)
+            assert sorted(r.status for r in retried) == ["sent"] * 3
+            assert flush_outbox(settings, store) == []                                    # once
+            by_owner = {m["Subject"].rpartition(" · owner ")[2]: listed_in_text(m) for m in sink.messages}
+            assert by_owner == {"@alice": ["orders.amount.not_null", "orders.status.not_null"],
+                                "@bob": ["customers.phone.not_null"],
+                                "@data-platform": ["customers.email.not_null"]}
+            assert set(announced(store, "shop", "email:team@example.com · owner @bob")) == {
+                "customers.phone.not_null"}
+        finally:
+            store.close()

@@ -45,14 +45,14 @@ class ChatSender:
     unkeyed = True
 
     def __init__(self, secret: str, *, public_url: str | None, max_checks: int, timeout_s: float,
-                 select: Select | None = None, on: str = "problems", mentions: dict[str, str] | None = None):
+                 select: Select | None = None, mentions: dict[str, str] | None = None):
         register_secret(secret)
         self._secret = secret
         self.public_url = public_url
         self.max_checks = max_checks
         self.timeout_s = timeout_s
+        #: the problem checks the message lists (routing; set per message by the outbox)
         self.select = select or Select()
-        self.on = on
         #: owner -> how this chat names them (a Slack mention ``<@U123>``, a Teams display name)
         self.mentions = mentions or {}
         #: called right before each request that posts the message (the outbox marks the delivery ``posting``)

@@ -1,7 +1,10 @@
 """DeliveryChannel a filed run through its channels: policy, retries, idempotency and the outbox.
 
 * Policy per channel (``on:``): ``always``; ``problems`` (any fail, warn or error); ``changes`` (only
-  when the findings differ from the last run delivered to the same target).
+  when the findings differ from the last run delivered to the same target); ``new``.
+* Routing (:mod:`watchdog.delivery.routing`) turns each routed channel into its messages (a selection, one per
+  owner with ``group_by``, ``remind_after``); each message's route is kept in the delivery's ``spec`` so a retry
+  from the outbox sends the same message, and a sent one records what it announced.
 * Each target (a recipient, a folder, a URL) is delivered and recorded apart; a run already ``sent``
   to a target is never sent there again (idempotent by run id, also after a crash or a resume).
 * A failed delivery is retried with backoff (tenacity); if it still fails it waits in the outbox
@@ -66,8 +69,7 @@ def build_channel(kind: str, config: dict[str, Any], settings: Settings) -> Send
         secret = {k: v.get_secret_value() if hasattr(v, "get_secret_value") else v for k, v in config.items()}
         mentions = {name: getattr(who, kind) for name, who in settings.owners.items() if getattr(who, kind)}
         common = {"public_url": settings.public_url, "max_checks": config["max_checks"],
-                  "timeout_s": config["timeout_s"], "select": select, "on": config.get("on", "problems"),
-                  "mentions": mentions}
+                  "timeout_s": config["timeout_s"], "select": select, "mentions": mentions}
         if kind == "teams":
             return TeamsSender(secret["webhook_url"], **common)
         return SlackSender(webhook_url=secret.get("webhook_url"), token=secret.get("token"),
@@ -93,7 +95,11 @@ def routes(kind: str, config: dict[str, Any], channel: Sender, package: RunPacka
                 unique.setdefault(address.lower(), address)
         return list(unique.values())
 
-    return plan(config, FindingsDoc.from_json(package.findings_bytes()), package.trends or {}, destinations,
+    try:
+        doc = FindingsDoc.from_json(package.findings_bytes())
+    except (OSError, ValueError):  # unreadable findings: one message each way, whose sending says what is wrong
+        return [Route(target, Select.of(config)) for target in channel.targets()]
+    return plan(config, doc, package.trends or {}, destinations,
                 announced=lambda target: announced(store, package.audit, f"{kind}:{target}"),
                 taken=taken, mark=f" · deliver {index + 1}")
 
