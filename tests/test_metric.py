@@ -252,9 +252,12 @@ tables:
 def test_a_numeric_aggregate_on_text_says_to_use_numeric_text(make_database, tmp_path: Path):
     made = make_database("sqlite")
     made.create_table("sales", COLUMNS, ROWS)
+    suite = ("tables:\n  sales:\n    - metric: {column: code, agg: avg}\n"
+             "    - distribution: {column: code, buckets: deciles}\n")
     with Sandbox(made.url) as sandbox:
-        doc = scan(sandbox, checks_of(tmp_path, "tables:\n  sales:\n    - metric: {column: code, agg: avg}\n"))
+        doc = scan(sandbox, checks_of(tmp_path, suite))
     assert doc.findings[0].status == "error" and "numeric_text: true" in (doc.findings[0].error or "")
+    assert doc.findings[1].status == "error" and "deciles read numbers" in (doc.findings[1].error or "")
 
 
 def test_anomaly_on_a_metric_uses_the_run_history(make_database, tmp_path: Path):

@@ -30,7 +30,7 @@ from sqlglot import exp
 from watchdog.errors import QueryError
 from watchdog.scan import sqlbuild
 from watchdog.scan.check_types import distribution_sql as dsql
-from watchdog.scan.check_types.base import CheckOptions, Measurement, Metric, Standalone, register
+from watchdog.scan.check_types.base import CheckOptions, Measurement, Metric, Standalone, TypeMismatch, register
 from watchdog.scan.check_types.fields import Options, option, options_class
 from watchdog.scan.check_types.null_markers import MarkedColumn, _markers
 
@@ -141,6 +141,10 @@ class Distribution(MarkedColumn):
             query = dsql.categories_query(table, where, key, MAX_CATEGORIES + 1)
             sql = query.sql(dialect=dialect, copy=False)
             return Standalone(sql, sql, rows=MAX_CATEGORIES + 1)
+        kind, declared = self.column_kind(self.column)
+        if kind not in ("number", "unknown"):
+            raise TypeMismatch(f"deciles read numbers, but column {self.column!r} is {declared} ({kind}); compare "
+                               "its values as categories (`buckets: categories`)")
         _, previous = self._previous()
         edges = [float(e) for e in (previous or {}).get("edges", [])]
         query = dsql.deciles_query(table, where, exp.Cast(this=col, to=exp.DataType.build("double")), edges)
