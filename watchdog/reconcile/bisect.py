@@ -57,6 +57,7 @@ def merge_ranges(buckets: list[int], lo: int, width: int) -> Ranges:
 
 def bisect(source: Side, target: Side, partition: Partition, *, rows: int, fanout: int, leaf_rows: int,
            leaf_fetch_rows: int) -> Differences:
+    adaptive = not partition.by_hash and not ({source.dialect, target.dialect} & FULL_SCAN_ENGINES)
     """``rows``: the larger side's row count; ``fanout``: a power of two, the segments a segment splits into."""
     if fanout < 2 or fanout & (fanout - 1):
         raise ValueError(f"fanout must be a power of two of at least 2, not {fanout}")
@@ -72,6 +73,8 @@ def bisect(source: Side, target: Side, partition: Partition, *, rows: int, fanou
         lam = density(len(differing), len(present), sum(abs(_rows(src.get(b)) - _rows(tgt.get(b)))
                                                         for b in differing))
         split = fanout
+        if not adaptive:
+            lam = 0.0
         if lam >= DENSE and differing:
             most = (HASHED_LEVEL_SEGMENTS if partition.by_hash else LEVEL_SEGMENTS) // len(differing)
             split = dense_fanout(lam, sum(sizes.values()) / len(differing), min(width, most))
@@ -92,6 +95,9 @@ def bisect(source: Side, target: Side, partition: Partition, *, rows: int, fanou
     return found
 
 
+#: engines whose every statement reads the whole table (no index range scans on a list of ranges): a dense
+#: level's extra statements cost more than the rows they spare, so they keep the plain fan-out (as do hashed keys)
+FULL_SCAN_ENGINES = frozenset({"duckdb"})
 #: differences expected per segment from which a level counts as dense: then segments split into as many
 #: parts as makes the fewest rows travel, and a small segment is still split when that sends fewer rows
 DENSE = 0.5
