@@ -1,7 +1,8 @@
 """Batch the metrics that checks declare into as few statements as possible.
 
 All aggregate metrics over one table and filter become one SELECT (split only when it
-grows very long); each unique check is one GROUP BY statement, each foreign key one
+grows very long); the checks of a table judged per group of the same columns one GROUP BY statement
+(:mod:`watchdog.scan.grouped`); each unique check is one GROUP BY statement, each foreign key one
 anti-join, each custom query itself. Identical metrics are computed once. When samples are
 wanted, a statement that can also return them (the unique GROUP BY its first duplicated keys, the
 foreign-key anti-join its first orphans) is planned in that form, and on the engines of
@@ -16,7 +17,7 @@ from dataclasses import dataclass, field
 from sqlglot import exp
 
 from watchdog.errors import WatchdogError
-from watchdog.scan import anomaly_series, samples, sqlbuild
+from watchdog.scan import anomaly_series, grouped, samples, sqlbuild
 from watchdog.scan.check_types import Aggregate, Check, Columns, Metric, Procedure, Standalone
 
 MAX_COLUMNS_PER_SELECT = 200
@@ -57,6 +58,7 @@ def plan(checks: list[Check], dialect: str, *, sample: int = 0, max_columns: int
          max_chars: int = MAX_SQL_CHARS) -> Plan:
     result = Plan()
     batches: dict[tuple[str, str | None], list[Aggregate]] = {}
+    groups: dict[tuple[str, str], list[grouped.GroupedCount]] = {}
     standalone: dict[str, Standalone | Columns | Procedure] = {}
     for check in checks:
         try:
@@ -73,15 +75,12 @@ def plan(checks: list[Check], dialect: str, *, sample: int = 0, max_columns: int
             result.keys[check.name] = key
             metrics = [*metrics, key]  # batched with its count, but not a need: its failure fails no check
         for metric in metrics:
-            if isinstance(metric, Aggregate):
-                batch = batches.setdefault((metric.table, metric.where), [])
-                if metric not in batch:
-                    batch.append(metric)
-            else:
-                standalone.setdefault(metric.key, metric)
+            _place(metric, batches, groups, standalone)
     for (table, where), aggregates in batches.items():
         result.statements.extend(batch_statements(table, where, aggregates, dialect, max_columns, max_chars,
                                                   sample=sample))
+    for (table, _), counts in groups.items():
+        result.statements.append(Statement(grouped.statement(table, counts, dialect), list(counts), table))
     for metric in standalone.values():
         if isinstance(metric, (Columns, Procedure)):  # a catalog read, or a procedure of its own: not one query
             result.statements.append(Statement("", [metric], metric.table))
@@ -92,11 +91,28 @@ def plan(checks: list[Check], dialect: str, *, sample: int = 0, max_columns: int
     return result
 
 
+def _place(metric: Metric, batches: dict[tuple[str, str | None], list[Aggregate]],
+           groups: dict[tuple[str, str], list[grouped.GroupedCount]],
+           standalone: dict[str, Standalone | Columns | Procedure]) -> None:
+    """File ``metric`` with the statement it rides in (each identical metric once)."""
+    if isinstance(metric, Aggregate):
+        batch = batches.setdefault((metric.table, metric.where), [])
+        if metric not in batch:
+            batch.append(metric)
+    elif isinstance(metric, grouped.GroupedCount):
+        keys = ",".join(k.sql() for k in (*metric.exact_keys, *metric.order_keys))
+        together = groups.setdefault((metric.table, keys), [])
+        if metric not in together:
+            together.append(metric)
+    else:
+        standalone.setdefault(metric.key, metric)
+
+
 def _key_metric(check: Check, dialect: str) -> samples.KeyAggregate | None:
     """The keys of ``check``'s failing rows, for a row-level check whose count is one batched condition."""
     from watchdog.scan.check_types.row_condition import RowConditionCheck
 
-    if not isinstance(check, RowConditionCheck) or not check.table:
+    if not isinstance(check, RowConditionCheck) or not check.table or check.group_by:
         return None
     failing = check._failing_metric(dialect)  # noqa: SLF001 - the count the keys ride with
     return samples.key_metric(failing.table, failing.where, check.condition(dialect), failing.key)

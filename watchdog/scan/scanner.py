@@ -30,7 +30,7 @@ from watchdog.findings import NOT_RUN as NOT_RUN_PREFIX
 from watchdog.findings import SAMPLE_TEXT_LIMIT, Finding, FindingsDoc, Status, Summary, jsonable
 from watchdog.redact import redact
 from watchdog.sandbox import Sandbox
-from watchdog.scan import anomaly_series, missing
+from watchdog.scan import anomaly_series, grouped, missing
 from watchdog.scan.check_types import Aggregate, Check, Columns, Measurement, Metric, Procedure, Standalone
 from watchdog.scan.check_types.base import SampleSpec
 from watchdog.scan.parallel import run_statements
@@ -164,11 +164,8 @@ def _run_statement(sandbox: Sandbox, statement: Statement, measured: _Measured) 
         _fail_all(statement, measured, measured.unavailable)
         return
     first = statement.metrics[0] if statement.metrics else None
-    if isinstance(first, Columns):
-        _read_columns(sandbox, first, measured)
-        return
-    if isinstance(first, Procedure):
-        _run_procedure(sandbox, first, measured)
+    if isinstance(first, (Columns, Procedure, grouped.GroupedCount)):
+        _run_special(sandbox, statement, first, measured)
         return
     many = first.rows if isinstance(first, Standalone) and first.rows > 1 else 0
     try:
@@ -195,6 +192,38 @@ def _run_statement(sandbox: Sandbox, statement: Statement, measured: _Measured) 
         measured.values[statement.metrics[0]] = list(result.rows)
         return
     _record(statement, result.columns, result.rows, measured)
+
+
+def _run_special(sandbox: Sandbox, statement: Statement, first: Columns | Procedure | grouped.GroupedCount,
+                 measured: _Measured) -> None:
+    """A catalogue read, a procedure, or a grouped statement."""
+    if isinstance(first, Columns):
+        _read_columns(sandbox, first, measured)
+    elif isinstance(first, Procedure):
+        _run_procedure(sandbox, first, measured)
+    else:
+        _run_grouped(sandbox, statement, measured)
+
+
+def _run_grouped(sandbox: Sandbox, statement: Statement, measured: _Measured) -> None:
+    """A table's grouped statement (:mod:`watchdog.scan.grouped`); when it fails, each check's part alone."""
+    counts: list[grouped.GroupedCount] = statement.metrics  # type: ignore[assignment]
+    try:
+        result = sandbox.query(statement.sql, max_rows=grouped.max_rows(len(counts)), parallel=True)
+    except DatabaseUnavailable as exc:
+        measured.unavailable = f"database unavailable: {redact(exc)}"
+        _fail_all(statement, measured, measured.unavailable)
+    except QueryTimeout as exc:
+        _fail_all(statement, measured, f"timed out: {exc}")
+    except SandboxError as exc:
+        if len(counts) == 1:
+            _fail_all(statement, measured, f"{exc.prefix}: {redact(exc)}")
+            return
+        for one in counts:
+            _run_grouped(sandbox, Statement(grouped.statement(statement.table or "", [one], sandbox.dialect), [one],
+                                            statement.table), measured)
+    else:
+        measured.values.update(grouped.read(counts, result.columns, result.rows))
 
 
 def _read_columns(sandbox: Sandbox, metric: Columns, measured: _Measured) -> None:

@@ -20,6 +20,7 @@ from watchdog.errors import WatchdogError
 from watchdog.scan import sqlbuild
 from watchdog.scan.check_types.anomaly_options import AnomalyOptions
 from watchdog.scan.check_types.fields import Options, option, options_class
+from watchdog.scan.grouped import GroupedCount
 from watchdog.scan.table_options import NO_OPTIONS
 
 Severity = Literal["fail", "warn"]
@@ -39,6 +40,18 @@ class CheckOptions(Options):
     owner: str | None = option(None, min_length=1)
     owners: list[str] | None = None
     tags: list[str] | None = None
+
+
+def _group_columns(value: Any) -> Any:
+    """``group_by: region`` or ``group_by: [region, country]``: column names, each once."""
+    if isinstance(value, str):
+        value = [value]
+    if isinstance(value, list):
+        if not all(isinstance(v, str) and v.strip() for v in value):
+            raise ValueError("expected column names, e.g. `group_by: [region]`")
+        if len(set(value)) != len(value):
+            raise ValueError("a column is listed twice in group_by")
+    return value
 
 
 @options_class
@@ -61,8 +74,13 @@ class RowCheckOptions(CheckOptions):
     max_count: int | None = option(None, ge=0)
     max_rate: float | None = option(None, ge=0, le=1)
     warn: WarnThresholds | None = None
+    #: judge the check per group of these columns (see :mod:`watchdog.scan.grouped`)
+    group_by: list[str] | None = option(None, min_length=1, before=_group_columns)
 
     def __post_init__(self) -> None:  # subclasses with rules of their own call it first
+        if self.group_by is not None and self.anomaly is not None:
+            raise ValueError("anomaly: and group_by: do not go together (a group's figures have no history of "
+                             "their own); drop one of them")
         if self.warn is None:
             return
         if self.severity == "warn":
@@ -134,7 +152,7 @@ class Procedure:
     table: str | None = field(default=None, compare=False)
 
 
-Metric = Aggregate | Standalone | Columns | Procedure
+Metric = Aggregate | Standalone | Columns | Procedure | GroupedCount
 
 #: the alias of the checked table in a :class:`RowFlag` (the same as foreign_key's child alias)
 ROW_ALIAS = "wd_child"
@@ -233,6 +251,8 @@ class Check:
     short_form: ClassVar[str | None] = "column"
     #: thresholds max_count / max_rate make sense (row-level checks)
     row_level: ClassVar[bool] = True
+    #: ``group_by:`` judges it per group (it counts failing rows one by one: see :mod:`watchdog.scan.grouped`)
+    groupable: ClassVar[bool] = False
     #: the scanner reads the table's column types first and sets ``column_kinds`` (on a copy of the check)
     needs_column_types: ClassVar[bool] = False
     #: groups or joins on column values compared exactly: where columns may carry a collation (see
@@ -328,8 +348,16 @@ class Check:
         query = self.failing_rows(dialect)
         return query.limit(rows, copy=False) if isinstance(query, exp.Select) else None
 
+    @property
+    def group_by(self) -> tuple[str, ...]:
+        """The columns the check is judged per group of (empty: the whole table)."""
+        return tuple(getattr(self.options, "group_by", None) or ())
+
     def breached(self, m: Measurement) -> bool:
-        """Over the check's own thresholds (any failing row when it has none and no ``warn:``)."""
+        """Over the check's own thresholds (any failing row when it has none and no ``warn:``); with
+        ``group_by``, when a group is."""
+        if self.group_by:
+            return int(m.details.get("groups_failing") or 0) > 0
         if m.failing is None:
             return False
         max_count = getattr(self.options, "max_count", None)
@@ -340,6 +368,8 @@ class Check:
 
     def warned(self, m: Measurement) -> bool:
         """Over the ``warn:`` thresholds (False without them): the status is ``warn`` unless :meth:`breached`."""
+        if self.group_by:
+            return int(m.details.get("groups_warning") or 0) > 0
         warn = getattr(self.options, "warn", None)
         if warn is None or m.failing is None:
             return False
