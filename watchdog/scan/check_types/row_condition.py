@@ -41,7 +41,10 @@ class RowConditionCheck(Check):
 
     def _ordered(self, name: str, dialect: str) -> exp.Expr:
         """A group column as the grouped statement orders it: by bytes (code points) on every database."""
-        if dialect == "postgres" and self.column_kind(name)[0] == "text":
+        kind = self.column_kind(name)[0]
+        if kind not in ("text", "unknown"):  # numbers, dates: by value (bytes would put 10 before 5)
+            return sqlbuild.column(name)
+        if dialect == "postgres" and kind == "text":
             return exp.Collate(this=sqlbuild.column(name), expression=exp.Identifier(this="C", quoted=True))
         return self.exact_column(name, dialect)
 

@@ -1,0 +1,147 @@
+"""``group_by``: row-level checks judged per group, on SQLite, PostgreSQL, MariaDB and DuckDB alike.
+
+Every expected figure below is worked out by hand from ROWS: a NULL region is a group of its own, ``'eu'`` and
+``'EU '`` are groups apart from ``'EU'`` (compared exactly, even where the default collation would merge them),
+and region ``AP`` has only NULL emails.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.dbs import KINDS
+from watchdog.sandbox import Sandbox
+from watchdog.scan import grouped
+from watchdog.scan.planner import plan
+from watchdog.scan.scanner import scan, with_column_types
+from watchdog.scan.suites import SuiteError, load_suites
+
+ENGINES = (*KINDS, "duckdb")
+
+# id, region, email, code, amount
+ROWS = [
+    (1, "EU", None, "A", 5), (2, "EU", None, "A", -1), (3, "EU", "a@x", "B", 7), (4, "EU", "b@x", "B", 8),  # 2/4
+    (5, "eu", None, "A", 1),                                                                               # 1/1
+    (6, "US", "u1@x", "A", 2), (7, "US", "u2@x", "B", -3), (8, "US", "u3@x", "B", -4),                     # 0/3
+    (9, None, None, "A", 1), (10, None, "c@x", None, 2),                                                   # 1/2
+    (11, "AP", None, None, 3), (12, "AP", None, "A", 4),                                                   # 2/2
+    (13, "EU ", "d@x", "B", 5),                                                                            # 0/1
+]
+
+SUITE = """
+tables:
+  orders:
+    - not_null: {column: email, group_by: [region]}
+    - not_null: {column: email, group_by: region, max_rate: 0.5, name: half}
+    - not_null: {column: email, group_by: [region], max_count: 5, warn: {max_count: 1}, name: warned}
+    - not_null: {column: email, group_by: [region], where: "id > 100", name: empty_scope}
+    - pattern: {column: email, regex: '@', group_by: [region], name: pat}
+    - range: {column: amount, min: 0, group_by: [code], max_count: 1, name: amounts}
+  empty:
+    - not_null: {column: email, group_by: [region], name: on_empty}
+  many:
+    - not_null: {column: v, group_by: [g], name: many_groups}
+"""
+
+
+def _group(region, failing, total, status="fail"):
+    return {"group": {"region": region}, "failing": failing, "total": total, "rate": failing / total,
+            "status": status}
+
+
+def load(kind, make_database):
+    db = make_database(kind)
+    cols = {"id": "int", "region": "text", "email": "text", "code": "text", "amount": "int"}
+    db.create_table("orders", cols, ROWS)
+    db.create_table("empty", {"id": "int", "region": "text", "email": "text"})
+    db.create_table("many", {"g": "int", "v": "text"}, [(g, None) for g in range(25, 0, -1)])
+    return db
+
+
+def checks_of(tmp_path: Path, text: str) -> list:
+    path = tmp_path / "suite.yaml"
+    path.write_text(text, encoding="utf-8")
+    return [check for suite in load_suites([path]) for check in suite.checks]
+
+
+@pytest.mark.parametrize("kind", ENGINES)
+def test_groups_are_judged_apart_the_same_on_every_engine(kind, make_database, tmp_path):
+    db = load(kind, make_database)
+    checks = checks_of(tmp_path, SUITE)
+    with Sandbox(db.url) as box:
+        doc = scan(box, checks, sample=5)
+        found = {f.name: f for f in doc.findings}
+        # the finding's SQL selects the failing rows of the groups over a threshold: run as recorded
+        rows_half = box.query(found["half"].sql, max_rows=100).as_dicts()
+        groups_half = box.query(found["half"].details["groups_sql"], max_rows=100).rows
+    every = found["orders.email.not_null"]
+    assert (every.status, every.failing, every.total) == ("fail", 6, 13)  # the whole table's figures
+    assert every.details["groups"] == [_group("EU", 2, 4), _group("AP", 2, 2), _group(None, 1, 2),
+                                       _group("eu", 1, 1)]
+    assert (every.details["groups_failing"], every.details["groups_checked"], every.details["groups_omitted"]) \
+        == (4, 6, 0)
+    half = found["half"]  # a rate of 0.5 is not over max_rate 0.5: EU and the NULL group pass
+    assert (half.status, half.details["groups"]) == ("fail", [_group("AP", 2, 2), _group("eu", 1, 1)])
+    assert sorted(r["id"] for r in rows_half) == [5, 11, 12]
+    assert sorted(half_row["id"] for half_row in half.sample) == [5, 11, 12]
+    assert sorted((r[0], int(r[1]), int(r[2])) for r in groups_half) == [("AP", 2, 2), ("eu", 1, 1)]
+    warned = found["warned"]
+    assert (warned.status, warned.details["groups_failing"], warned.details["groups_warning"]) == ("warn", 0, 2)
+    assert warned.details["groups"] == [_group("EU", 2, 4, "warn"), _group("AP", 2, 2, "warn")]
+    empty_scope = found["empty_scope"]
+    assert (empty_scope.status, empty_scope.failing, empty_scope.total) == ("pass", 0, 0)
+    assert (empty_scope.details["groups"], empty_scope.details["groups_checked"]) == ([], 0)
+    assert (found["pat"].status, found["pat"].failing, found["pat"].total) == ("pass", 0, 13)
+    amounts = found["amounts"]  # code A: 1 negative of 5; B: 2 of 5 (> 1); NULL: 0 of 2
+    assert (amounts.status, amounts.failing, amounts.total) == ("fail", 3, 13)
+    assert amounts.details["groups"] == [{"group": {"code": "B"}, "failing": 2, "total": 5, "rate": 0.4,
+                                          "status": "fail"}]
+    on_empty = found["on_empty"]
+    assert (on_empty.status, on_empty.failing, on_empty.total, on_empty.details["groups"]) == ("pass", 0, 0, [])
+    many = found["many_groups"]  # 25 groups fail, one row each: the first 20 by value are listed
+    assert [g["group"]["g"] for g in many.details["groups"]] == list(range(1, 21))
+    assert (many.details["groups_failing"], many.details["groups_omitted"]) == (25, 5)
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "postgresql"])
+def test_checks_sharing_group_columns_share_one_statement(kind, make_database, tmp_path):
+    db = load(kind, make_database)
+    with Sandbox(db.url) as box:
+        checks = with_column_types(box, checks_of(tmp_path, SUITE))
+        statements = plan(checks, box.dialect).statements
+    by_table = {}
+    for s in statements:
+        if isinstance(s.metrics[0], grouped.GroupedCount):
+            by_table.setdefault(s.table, []).append(len(s.metrics))
+    # orders: [region] (five checks) and [code] (one); empty and many: one each
+    assert sorted(by_table["orders"]) == [1, 5]
+    assert (by_table["empty"], by_table["many"]) == ([1], [1])
+    assert all(not isinstance(m, grouped.GroupedCount) or len(by_table) for s in statements for m in s.metrics)
+
+
+BAD = [
+    ("    - unique: {column: a, group_by: [r]}\n", ["suite.yaml:3", "unique cannot be judged per group"]),
+    ("    - not_null: {column: a, group_by: [r, r]}\n", ["suite.yaml:3", "listed twice"]),
+    ("    - not_null: {column: a, group_by: []}\n", ["suite.yaml:3", "group_by"]),
+    ("    - not_null: {column: a, group_by: [r], anomaly: {}}\n", ["suite.yaml:3", "do not go together"]),
+]
+
+
+@pytest.mark.parametrize(("check", "said"), BAD)
+def test_bad_group_by_names_file_line_and_what_to_do(check, said, tmp_path):
+    with pytest.raises(SuiteError) as caught:
+        checks_of(tmp_path, "tables:\n  t:\n" + check)
+    for part in said:
+        assert part in str(caught.value)
+
+
+def test_a_missing_group_column_is_an_error_and_the_other_checks_still_run(make_database, tmp_path):
+    db = load("sqlite", make_database)
+    text = "tables:\n  orders:\n    - not_null: {column: email, group_by: [nope], name: bad}\n" \
+           "    - not_null: {column: email, name: fine}\n"
+    with Sandbox(db.url) as box:
+        found = {f.name: f for f in scan(box, checks_of(tmp_path, text), sample=0).findings}
+    assert found["bad"].status == "error" and "nope" in found["bad"].error
+    assert (found["fine"].status, found["fine"].failing) == ("fail", 6)
