@@ -166,9 +166,11 @@ def diagnose_stage(request: RunRequest, box: Sandbox, outcome: RunOutcome, recor
     if not request.diagnose or outcome.doc.error:
         return
     from watchdog.diagnose import diagnose_doc
+    from watchdog.scan import column_globs
 
     try:
-        diagnose_doc(box, [check for suite in request.suites for check in suite.checks], outcome.doc)
+        checks, _ = column_globs.expand_for(box, [check for suite in request.suites for check in suite.checks])
+        diagnose_doc(box, checks, outcome.doc)
     except KeyboardInterrupt:  # Ctrl-C while diagnosing: the findings are complete, record them
         stop = Interrupted(outcome.doc)
         if record is not None:

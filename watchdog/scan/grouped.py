@@ -26,6 +26,18 @@ from watchdog.scan import sqlbuild
 GROUP_LIMIT = 20
 
 
+def group_columns(value: Any) -> Any:
+    """``group_by: region`` or ``group_by: [region, country]``: column names, each once."""
+    if isinstance(value, str):
+        value = [value]
+    if isinstance(value, list):
+        if not all(isinstance(v, str) and v.strip() for v in value):
+            raise ValueError("expected column names, e.g. `group_by: [region]`")
+        if len(set(value)) != len(value):
+            raise ValueError("a column is listed twice in group_by")
+    return value
+
+
 @dataclass(frozen=True)
 class Level:
     """The thresholds a group is judged against: over ``max_count``, over ``max_rate`` (as the exact fraction

@@ -30,7 +30,7 @@ from watchdog.findings import NOT_RUN as NOT_RUN_PREFIX
 from watchdog.findings import SAMPLE_TEXT_LIMIT, Finding, FindingsDoc, Status, Summary, jsonable
 from watchdog.redact import redact
 from watchdog.sandbox import Sandbox
-from watchdog.scan import anomaly_series, grouped, missing
+from watchdog.scan import anomaly_series, column_globs, grouped, missing
 from watchdog.scan.check_types import Aggregate, Check, Columns, Measurement, Metric, Procedure, Standalone
 from watchdog.scan.check_types.base import SampleSpec
 from watchdog.scan.parallel import run_statements
@@ -70,12 +70,14 @@ def scan(sandbox: Sandbox, checks: list[Check], *, sample: int = DEFAULT_SAMPLE,
     and ``schema_changes``. ``parallel``: sandboxes the statements may use at once when they are slow
     (:mod:`watchdog.scan.parallel`). Ctrl-C keeps what finished: :class:`Interrupted` carries the findings, the
     checks that did not run marked so."""
+    checks, unexpanded = column_globs.expand_for(sandbox, checks)
     for check in checks:
         check.past = list((history or {}).get(check.name, []))
     started = datetime.now(UTC)
     clock = time.monotonic()
     checks = with_column_types(sandbox, checks)
-    the_plan = plan(checks, sandbox.dialect, sample=sample)
+    the_plan = plan([c for c in checks if not c.column_glob], sandbox.dialect, sample=sample)
+    the_plan.errors.update(unexpanded)
     measured = _Measured()
     interrupted = _run_plan(sandbox, the_plan.statements, measured, on_progress, parallel)
     measured_findings = [_finding(sandbox, check, the_plan.needs.get(check.name), the_plan.errors.get(check.name),

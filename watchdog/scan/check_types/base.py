@@ -20,7 +20,7 @@ from watchdog.errors import WatchdogError
 from watchdog.scan import sqlbuild
 from watchdog.scan.check_types.anomaly_options import AnomalyOptions
 from watchdog.scan.check_types.fields import Options, option, options_class
-from watchdog.scan.grouped import GroupedCount
+from watchdog.scan.grouped import GroupedCount, group_columns
 from watchdog.scan.table_options import NO_OPTIONS
 
 Severity = Literal["fail", "warn"]
@@ -40,18 +40,6 @@ class CheckOptions(Options):
     owner: str | None = option(None, min_length=1)
     owners: list[str] | None = None
     tags: list[str] | None = None
-
-
-def _group_columns(value: Any) -> Any:
-    """``group_by: region`` or ``group_by: [region, country]``: column names, each once."""
-    if isinstance(value, str):
-        value = [value]
-    if isinstance(value, list):
-        if not all(isinstance(v, str) and v.strip() for v in value):
-            raise ValueError("expected column names, e.g. `group_by: [region]`")
-        if len(set(value)) != len(value):
-            raise ValueError("a column is listed twice in group_by")
-    return value
 
 
 @options_class
@@ -75,7 +63,7 @@ class RowCheckOptions(CheckOptions):
     max_rate: float | None = option(None, ge=0, le=1)
     warn: WarnThresholds | None = None
     #: judge the check per group of these columns (see :mod:`watchdog.scan.grouped`)
-    group_by: list[str] | None = option(None, min_length=1, before=_group_columns)
+    group_by: list[str] | None = option(None, min_length=1, before=group_columns)
 
     def __post_init__(self) -> None:  # subclasses with rules of their own call it first
         if self.group_by is not None and self.anomaly is not None:
@@ -270,6 +258,9 @@ class Check:
 
         #: the line of the suite the check is written on (set by the suite reader)
         self.line: int | None = None
+        #: a column glob (``'code_*'``) the check stands for until the table's columns are known (see
+        #: :mod:`watchdog.scan.column_globs`); None for a check of one column
+        self.column_glob: str | None = None
         #: who answers for the check and its tags, inherited suite -> table -> check (set by the suite reader)
         self.owners: tuple[str, ...] = ()
         self.tags: tuple[str, ...] = ()
@@ -314,6 +305,8 @@ class Check:
 
     def finding_sql(self, dialect: str) -> str | None:
         """The runnable SQL recorded in the finding: it selects the failing rows."""
+        if self.column_glob:  # a glob not expanded (it matched no column): no SQL to show
+            return None
         query = self.failing_rows(dialect)  # a fresh tree: rendered without a copy
         return query.sql(dialect=dialect, copy=False) if query is not None else None
 
