@@ -232,19 +232,24 @@ def _statement(sql: str | None, sql_file: TextIO | None) -> str:
               help="Suites to validate (files, or folders searched at any depth), checked together as one scan "
                    "would read them: only these when --config is not given, else besides the configured audits'.")
 @click.option("--allow-empty", is_flag=True, help="Accept --checks suites that hold no check at all.")
-def check_config(config_path: Path | None, checks: tuple[str, ...], allow_empty: bool) -> None:
-    """Validate the configuration and every check suite, without touching a database.
+@click.option("--db", default=None, help="Also expand column globs (`column: 'code_*'`) against this database's "
+              "tables (a URL or a database name from the config), reporting a glob that matches no column as "
+              "`scan` would; only the catalogue is read.")
+def check_config(config_path: Path | None, checks: tuple[str, ...], allow_empty: bool, db: str | None) -> None:
+    """Validate the configuration and every check suite, without touching a database (unless --db).
 
     With --checks and no --config, only the suites given are validated. The suites of one audit (and the
     --checks suites) are read together, as a scan reads them: a check name used twice, or no check at
     all, is an error as it is for `scan`. Warnings (printed, exit 0)
-    point at `where:` conditions that would read differently on MySQL/MariaDB.
+    point at `where:` conditions that would read differently on MySQL/MariaDB. Column globs are
+    expanded against the tables of --db when it is given (else a warning says they were not).
 
     \b
     Example:
         watchdog check-config
         watchdog check-config --checks checks/shop.yaml
         watchdog check-config --config config/watchdog.yaml --checks checks/extra.yaml
+        watchdog check-config --checks checks/shop.yaml --db sqlite:///shop.db
     """
     from watchdog.scan.suites import Suite, SuiteError, load_suites
     from watchdog.scan.where_lint import portability_warnings
@@ -267,9 +272,14 @@ def check_config(config_path: Path | None, checks: tuple[str, ...], allow_empty:
             problems.update(dict.fromkeys(str(p) for p in exc.problems))
             continue
         suites.update((suite.path.resolve(), suite) for suite in loaded)
+        problems.update(dict.fromkeys(_glob_problems(loaded, db, config_path)))
     if problems:
         raise ConfigError(f"{len(problems)} problem(s) in check suites:" + "".join(f"\n  {p}" for p in problems))
     warnings = [w for suite in suites.values() for w in portability_warnings(suite)]
+    globs = [c for suite in suites.values() for c in suite.checks if c.column_glob]
+    if globs and db is None:
+        warnings.append(f"{len(globs)} check(s) use column globs (the first at {globs[0].source}:{globs[0].line}); "
+                        "give --db to check that each matches a column")
     count = sum(len(suite.checks) for suite in suites.values())
     for warning in warnings:
         console.error_line("warning", warning)
@@ -279,6 +289,18 @@ def check_config(config_path: Path | None, checks: tuple[str, ...], allow_empty:
     else:
         click.echo(f"ok: {settings.source} ({len(settings.databases)} databases, {len(settings.audits)} audits), "
                    f"{suites_text}")
+
+
+def _glob_problems(suites: list[Any], db: str | None, config_path: Path | None) -> list[str]:
+    """The column globs of ``suites`` that the tables of ``db`` cannot expand, as ``scan`` reports them."""
+    checks = [c for suite in suites for c in suite.checks]
+    if db is None or not any(c.column_glob for c in checks):
+        return []
+    from watchdog.sandbox import Sandbox
+    from watchdog.scan.column_globs import expand_for
+
+    with Sandbox.for_database(resolve_db(db, config_path)) as box:
+        return list(expand_for(box, checks)[1].values())
 
 
 @cli.command(context_settings=CONTEXT)
