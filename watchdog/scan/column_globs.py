@@ -17,7 +17,7 @@ import fnmatch
 from collections.abc import Callable
 from typing import Any
 
-from watchdog.errors import WatchdogError
+from watchdog.errors import ConfigError, WatchdogError
 from watchdog.scan.check_types import Check
 from watchdog.scan.sqlbuild import split_name
 
@@ -47,7 +47,7 @@ def for_column(template: Check, column: str) -> Check:
     return check
 
 
-class ColumnsProblem(ValueError):
+class ColumnsProblem(ConfigError):
     """The columns a check is written for are not right; ``option`` is the option to point at."""
 
     def __init__(self, message: str, option: str):
