@@ -52,12 +52,21 @@ def _group(region, failing, total, status="fail"):
 
 
 def load(kind, make_database):
-    db = make_database(kind)
+    return load_into(make_database(kind))
+
+
+def load_into(db, prefix: str = ""):
+    """The three tables (names prefixed with ``prefix``) in ``db``: any TestDatabase, or Spark's."""
     cols = {"id": "int", "region": "text", "email": "text", "code": "text", "amount": "int"}
-    db.create_table("orders", cols, ROWS)
-    db.create_table("empty", {"id": "int", "region": "text", "email": "text"})
-    db.create_table("many", {"g": "int", "v": "text"}, [(g, None) for g in range(25, 0, -1)])
+    db.create_table(prefix + "orders", cols, ROWS)
+    db.create_table(prefix + "empty", {"id": "int", "region": "text", "email": "text"})
+    db.create_table(prefix + "many", {"g": "int", "v": "text"}, [(g, None) for g in range(25, 0, -1)])
     return db
+
+
+def suite_text(prefix: str = "") -> str:
+    return SUITE.replace("  orders:", f"  {prefix}orders:").replace("  empty:", f"  {prefix}empty:").replace(
+        "  many:", f"  {prefix}many:")
 
 
 def checks_of(tmp_path: Path, text: str) -> list:
@@ -76,7 +85,15 @@ def test_groups_are_judged_apart_the_same_on_every_engine(kind, make_database, t
         # the finding's SQL selects the failing rows of the groups over a threshold: run as recorded
         rows_half = box.query(found["half"].sql, max_rows=100).as_dicts()
         groups_half = box.query(found["half"].details["groups_sql"], max_rows=100).rows
-    every = found["orders.email.not_null"]
+    assert_groups(found)
+    assert sorted(r["id"] for r in rows_half) == [5, 11, 12]
+    assert sorted(half_row["id"] for half_row in found["half"].sample) == [5, 11, 12]
+    assert sorted((r[0], int(r[1]), int(r[2])) for r in groups_half) == [("AP", 2, 2), ("eu", 1, 1)]
+
+
+def assert_groups(found, prefix: str = "") -> None:
+    """The figures of SUITE's checks, worked out by hand from ROWS."""
+    every = found[f"{prefix}orders.email.not_null"]
     assert (every.status, every.failing, every.total) == ("fail", 6, 13)  # the whole table's figures
     assert every.details["groups"] == [_group("EU", 2, 4), _group("AP", 2, 2), _group(None, 1, 2),
                                        _group("eu", 1, 1)]
@@ -84,9 +101,6 @@ def test_groups_are_judged_apart_the_same_on_every_engine(kind, make_database, t
         == (4, 6, 0)
     half = found["half"]  # a rate of 0.5 is not over max_rate 0.5: EU and the NULL group pass
     assert (half.status, half.details["groups"]) == ("fail", [_group("AP", 2, 2), _group("eu", 1, 1)])
-    assert sorted(r["id"] for r in rows_half) == [5, 11, 12]
-    assert sorted(half_row["id"] for half_row in half.sample) == [5, 11, 12]
-    assert sorted((r[0], int(r[1]), int(r[2])) for r in groups_half) == [("AP", 2, 2), ("eu", 1, 1)]
     warned = found["warned"]
     assert (warned.status, warned.details["groups_failing"], warned.details["groups_warning"]) == ("warn", 0, 2)
     assert warned.details["groups"] == [_group("EU", 2, 4, "warn"), _group("AP", 2, 2, "warn")]

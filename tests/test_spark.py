@@ -366,3 +366,19 @@ def test_the_diagnosis_gives_the_same_facts_on_spark(spark_admin_url: str, tmp_p
         diagnosis.check_facts(findings, found, sent)
     finally:
         db.close()
+
+
+def test_group_by_gives_the_hand_computed_groups(spark_db: SparkDatabase, tmp_path: Path):
+    """``group_by`` on Spark: the figures tests/test_group_by.py works out by hand (a NULL group, 'eu' apart from
+    'EU', 25 groups of which 20 are listed), and the recorded SQL selects the same rows."""
+    from tests import test_group_by as grouping
+
+    grouping.load_into(spark_db, "gb_")
+    suite = tmp_path / "grouped.yaml"
+    suite.write_text(grouping.suite_text("gb_"), encoding="utf-8")
+    checks = [c for loaded in load_suites([suite]) for c in loaded.checks]
+    with Sandbox(spark_db.url) as box:
+        found = by_name(scan(box, checks, sample=0).findings)
+        rows = box.query(found["half"].sql, max_rows=100).as_dicts()
+    grouping.assert_groups(found, "gb_")
+    assert sorted(r["id"] for r in rows) == [5, 11, 12]
