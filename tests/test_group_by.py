@@ -159,3 +159,20 @@ def test_a_missing_group_column_is_an_error_and_the_other_checks_still_run(make_
         found = {f.name: f for f in scan(box, checks_of(tmp_path, text), sample=0).findings}
     assert found["bad"].status == "error" and "nope" in found["bad"].error
     assert (found["fine"].status, found["fine"].failing) == ("fail", 6)
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "mariadb"])
+def test_an_export_holds_the_failing_rows_of_the_groups_over_a_threshold(kind, make_database, tmp_path):
+    from watchdog.run.export_failures import ExportRequest
+    from watchdog.run.scan_run import run_scan
+
+    db = load(kind, make_database)
+    suite = tmp_path / "suite.yaml"
+    suite.write_text(SUITE, encoding="utf-8")
+    folder = tmp_path / "failed"
+    run_scan(db.url, [suite], out_dir=tmp_path / "run", sample=2, export=ExportRequest(folder, batch=2))
+    lines = (folder / "half.csv").read_text(encoding="utf-8").splitlines()
+    assert lines[0] == "id,region,email,code,amount"
+    assert sorted(int(line.split(",")[0]) for line in lines[1:]) == [5, 11, 12]  # groups AP and eu
+    every = (folder / "orders.email.not_null.csv").read_text(encoding="utf-8").splitlines()
+    assert sorted(int(line.split(",")[0]) for line in every[1:]) == [1, 2, 5, 9, 11, 12]
