@@ -170,7 +170,10 @@ def test_an_export_holds_the_failing_rows_of_the_groups_over_a_threshold(kind, m
     suite = tmp_path / "suite.yaml"
     suite.write_text(SUITE, encoding="utf-8")
     folder = tmp_path / "failed"
-    run_scan(db.url, [suite], out_dir=tmp_path / "run", sample=2, export=ExportRequest(folder, batch=2))
+    outcome = run_scan(db.url, [suite], out_dir=tmp_path / "run", sample=2, export=ExportRequest(folder, batch=2))
+    report = outcome.report_path.read_text(encoding="utf-8")
+    assert "Judged per group: 4 failing and 0 warning of 6 groups." in report
+    assert "region=EU: 2 of 4 (50.00%, fail); region=AP: 2 of 2 (100.00%, fail); region=NULL: 1 of 2" in report
     lines = (folder / "half.csv").read_text(encoding="utf-8").splitlines()
     assert lines[0] == "id,region,email,code,amount"
     assert sorted(int(line.split(",")[0]) for line in lines[1:]) == [5, 11, 12]  # groups AP and eu
