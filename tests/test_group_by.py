@@ -154,11 +154,17 @@ def test_bad_group_by_names_file_line_and_what_to_do(check, said, tmp_path):
 def test_a_missing_group_column_is_an_error_and_the_other_checks_still_run(make_database, tmp_path):
     db = load("sqlite", make_database)
     text = "tables:\n  orders:\n    - not_null: {column: email, group_by: [nope], name: bad}\n" \
-           "    - not_null: {column: email, name: fine}\n"
+           "    - not_null: {column: email, name: fine}\n" \
+           "    - not_null: {column: email, group_by: [region], where: 'no_such > 1', name: bad_where}\n" \
+           "    - not_null: {column: email, group_by: [region], name: shares_with_bad_where}\n"
     with Sandbox(db.url) as box:
         found = {f.name: f for f in scan(box, checks_of(tmp_path, text), sample=0).findings}
     assert found["bad"].status == "error" and "nope" in found["bad"].error
     assert (found["fine"].status, found["fine"].failing) == ("fail", 6)
+    # a broken where fails the shared statement: each check then runs alone, and only the broken one errs
+    assert found["bad_where"].status == "error" and "no_such" in found["bad_where"].error
+    assert (found["shares_with_bad_where"].status, found["shares_with_bad_where"].details["groups_failing"]) == \
+        ("fail", 4)
 
 
 @pytest.mark.parametrize("kind", ["sqlite", "mariadb"])

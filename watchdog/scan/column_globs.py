@@ -27,7 +27,10 @@ WILDCARDS = ("*", "?")
 
 
 def is_glob(value: Any) -> bool:
-    return isinstance(value, str) and any(w in value for w in WILDCARDS)
+    """``*``, ``?`` or a character class ``[...]`` in a column name written in a suite."""
+    if not isinstance(value, str):
+        return False
+    return any(w in value for w in WILDCARDS) or ("[" in value and "]" in value[value.index("[") + 1:])
 
 
 def named(name: str | None, column: str) -> str | None:
