@@ -382,3 +382,18 @@ def test_group_by_gives_the_hand_computed_groups(spark_db: SparkDatabase, tmp_pa
         rows = box.query(found["half"].sql, max_rows=100).as_dicts()
     grouping.assert_groups(found, "gb_")
     assert sorted(r["id"] for r in rows) == [5, 11, 12]
+
+
+def test_column_globs_expand_against_the_spark_catalogue(spark_db: SparkDatabase, tmp_path: Path):
+    """Column globs and lists on Spark: the checks and figures tests/test_column_globs.py works out by hand."""
+    from tests import test_column_globs as globs
+
+    spark_db.create_table("gb_items", {"id": "int", "code_a": "text", "code_b": "text", "label": "text"}, globs.ROWS)
+    suite = tmp_path / "globs.yaml"
+    suite.write_text(globs.SUITE.replace("  items:", "  gb_items:"), encoding="utf-8")
+    checks = [c for loaded in load_suites([suite]) for c in loaded.checks]
+    with Sandbox(spark_db.url) as box:
+        found = by_name(scan(box, checks, sample=0).findings)
+    expected = {name.replace("items.", "gb_items.", 1): want for name, want in globs.EXPECTED.items()}
+    assert {name: (f.status, f.failing) for name, f in found.items()} == expected
+    assert "its columns: id, code_a, code_b, label" in found["gb_items.nothing_*.range"].error
