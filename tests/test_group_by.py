@@ -39,6 +39,8 @@ tables:
     - not_null: {column: email, group_by: [region], where: "id > 100", name: empty_scope}
     - pattern: {column: email, regex: '@', group_by: [region], name: pat}
     - range: {column: amount, min: 0, group_by: [code], max_count: 1, name: amounts}
+    - expression: {condition: "amount >= 0", group_by: [code], max_count: 1, name: expr_amounts}
+    - accepted_values: {column: region, values: [EU, US], group_by: [code], name: regions_by_code}
   empty:
     - not_null: {column: email, group_by: [region], name: on_empty}
   many:
@@ -108,10 +110,16 @@ def assert_groups(found, prefix: str = "") -> None:
     assert (empty_scope.status, empty_scope.failing, empty_scope.total) == ("pass", 0, 0)
     assert (empty_scope.details["groups"], empty_scope.details["groups_checked"]) == ([], 0)
     assert (found["pat"].status, found["pat"].failing, found["pat"].total) == ("pass", 0, 13)
-    amounts = found["amounts"]  # code A: 1 negative of 5; B: 2 of 5 (> 1); NULL: 0 of 2
-    assert (amounts.status, amounts.failing, amounts.total) == ("fail", 3, 13)
-    assert amounts.details["groups"] == [{"group": {"code": "B"}, "failing": 2, "total": 5, "rate": 0.4,
-                                          "status": "fail"}]
+    for name in ("amounts", "expr_amounts"):  # code A: 1 negative of 6; B: 2 of 5 (> 1); NULL: 0 of 2
+        amounts = found[name]
+        assert (amounts.status, amounts.failing, amounts.total) == ("fail", 3, 13)
+        assert amounts.details["groups"] == [{"group": {"code": "B"}, "failing": 2, "total": 5, "rate": 0.4,
+                                              "status": "fail"}]
+    # A: 'eu' and 'AP' of 6; B: 'EU ' of 5 (exact); NULL code: 'AP' of 2 (a NULL region is skipped)
+    regions = found["regions_by_code"]
+    assert (regions.status, regions.failing, regions.total) == ("fail", 4, 13)
+    assert [(g["group"]["code"], g["failing"], g["total"]) for g in regions.details["groups"]] == \
+        [("A", 2, 6), ("B", 1, 5), (None, 1, 2)]
     on_empty = found["on_empty"]
     assert (on_empty.status, on_empty.failing, on_empty.total, on_empty.details["groups"]) == ("pass", 0, 0, [])
     many = found["many_groups"]  # 25 groups fail, one row each: the first 20 by value are listed
@@ -129,10 +137,9 @@ def test_checks_sharing_group_columns_share_one_statement(kind, make_database, t
     for s in statements:
         if isinstance(s.metrics[0], grouped.GroupedCount):
             by_table.setdefault(s.table, []).append(len(s.metrics))
-    # orders: [region] (five checks) and [code] (one); empty and many: one each
-    assert sorted(by_table["orders"]) == [1, 5]
+    # orders: [region] (five checks) and [code] (three); empty and many: one each
+    assert sorted(by_table["orders"]) == [3, 5]
     assert (by_table["empty"], by_table["many"]) == ([1], [1])
-    assert all(not isinstance(m, grouped.GroupedCount) or len(by_table) for s in statements for m in s.metrics)
 
 
 BAD = [
