@@ -157,14 +157,13 @@ def statement(table: str, metrics: list[GroupedCount], dialect: str, limit: int 
     for j, m in enumerate(metrics):
         levels.append(exp.alias_(m.level(_col(f"wd_f{j}"), _col(f"wd_t{j}")), f"wd_l{j}", copy=False))
     judged = exp.select(*levels, copy=False).from_(counted.subquery("wd_counted", copy=False), copy=False)
-    order_keys = [_col(f"wd_o{i}") for i in range(n)]
-    windows: list[exp.Expr] = [exp.Star()]
+    # the totals ride on every row (windows over all groups, no sort); one row is kept whatever happens
+    # (wd_any), so an empty result means no group at all
+    totals: list[exp.Expr] = [exp.Star(), exp.alias_(_any_row(dialect), "wd_any", copy=False)]
+    breaching: list[exp.Expr] = [exp.EQ(this=_col("wd_any"), expression=exp.Literal.number(1))]
     for j in range(len(metrics)):
         f, t, lvl = _col(f"wd_f{j}"), _col(f"wd_t{j}"), _col(f"wd_l{j}")
-        rank = exp.Window(this=exp.RowNumber(), order=exp.Order(expressions=[
-            exp.Ordered(this=lvl.copy(), desc=True), exp.Ordered(this=f.copy(), desc=True),
-            exp.Ordered(this=t.copy(), desc=True), *_nulls_first(order_keys)]))
-        windows += [
+        totals += [
             exp.alias_(exp.Window(this=exp.Sum(this=f.copy())), f"wd_ff{j}", copy=False),
             exp.alias_(exp.Window(this=exp.Sum(this=t.copy())), f"wd_tt{j}", copy=False),
             exp.alias_(exp.Window(this=_count_where(exp.EQ(this=lvl.copy(), expression=exp.Literal.number(2)))),
@@ -173,10 +172,21 @@ def statement(table: str, metrics: list[GroupedCount], dialect: str, limit: int 
                        f"wd_nw{j}", copy=False),
             exp.alias_(exp.Window(this=_count_where(exp.GT(this=t.copy(), expression=exp.Literal.number(0)))),
                        f"wd_ng{j}", copy=False),
-            exp.alias_(rank, f"wd_r{j}", copy=False),
         ]
-    ranked = exp.select(*windows, copy=False).from_(judged.subquery("wd_judged", copy=False), copy=False)
-    keep: list[exp.Expr] = [exp.EQ(this=_col("wd_r0"), expression=exp.Literal.number(1))]
+        breaching.append(exp.GT(this=lvl.copy(), expression=exp.Literal.number(0)))
+    summed = exp.select(*totals, copy=False).from_(judged.subquery("wd_judged", copy=False), copy=False)
+    # only the groups over a threshold (and the one kept row) are ranked: the sort is as small as they are few
+    kept = (exp.select(exp.Star(), copy=False).from_(summed.subquery("wd_summed", copy=False), copy=False)
+            .where(exp.or_(*breaching, copy=False), copy=False))
+    order_keys = [_col(f"wd_o{i}") for i in range(n)]
+    ranks: list[exp.Expr] = [exp.Star()]
+    for j in range(len(metrics)):
+        f, t, lvl = _col(f"wd_f{j}"), _col(f"wd_t{j}"), _col(f"wd_l{j}")
+        ranks.append(exp.alias_(exp.Window(this=exp.RowNumber(), order=exp.Order(expressions=[
+            exp.Ordered(this=lvl, desc=True), exp.Ordered(this=f, desc=True), exp.Ordered(this=t, desc=True),
+            *_nulls_first(order_keys)])), f"wd_r{j}", copy=False))
+    ranked = exp.select(*ranks, copy=False).from_(kept.subquery("wd_kept", copy=False), copy=False)
+    keep: list[exp.Expr] = [exp.EQ(this=_col("wd_any"), expression=exp.Literal.number(1))]
     for j in range(len(metrics)):
         keep.append(exp.Paren(this=exp.and_(
             exp.GT(this=_col(f"wd_l{j}"), expression=exp.Literal.number(0)),
@@ -187,6 +197,13 @@ def statement(table: str, metrics: list[GroupedCount], dialect: str, limit: int 
     query = (exp.select(*out, copy=False).from_(ranked.subquery("wd_ranked", copy=False), copy=False)
              .where(exp.or_(*keep, copy=False), copy=False))
     return query.sql(dialect=dialect, copy=False)
+
+
+def _any_row(dialect: str) -> exp.Expr:
+    """1 on exactly one row (any), numbered without a sort where the database allows (Spark wants an order)."""
+    if dialect == "spark":
+        return exp.Window(this=exp.RowNumber(), order=exp.Order(expressions=[exp.Ordered(this=_col("wd_t0"))]))
+    return exp.Window(this=exp.RowNumber())
 
 
 def _count_where(cond: exp.Expr) -> exp.Expr:
