@@ -6,10 +6,11 @@ own, as GROUP BY makes it on every database) and judges each group against its t
 group fails. The checks of a table that share the same group columns share one statement: their ``where`` is
 folded into their counts, so the statement reads the table once for all of them.
 
-The statement returns, per check, the first :data:`GROUP_LIMIT` groups over a threshold (most failing rows first,
-then by group value: NULL first, then in byte order) and, riding on every row, the check's table-wide figures and
+The statement returns, per check, the first :data:`GROUP_LIMIT` groups over a threshold (failing groups before
+warning ones, then most failing rows first, then by group value: NULL first, then in byte order) and, riding on every row, the check's table-wide figures and
 how many groups failed or warned: the rows read back are bounded whatever the number of groups. A group's rate is
-compared with ``max_rate`` exactly (``failing * q > total * p`` for ``max_rate = p/q``), the same on every database.
+compared with ``max_rate`` exactly (``failing * q > total * p`` for ``max_rate = p/q``, q at most a million), the
+same on every database.
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ class Level:
     def of(cls, max_count: int | None, max_rate: float | None) -> Level:
         rate = None
         if max_rate is not None:
-            exact = Fraction(str(max_rate)).limit_denominator(10**9)
+            exact = Fraction(str(max_rate)).limit_denominator(10**6)
             rate = (exact.numerator, exact.denominator)
         return cls(max_count=max_count, rate=rate)
 
