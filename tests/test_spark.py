@@ -377,7 +377,7 @@ def test_group_by_gives_the_hand_computed_groups(spark_db: SparkDatabase, tmp_pa
     suite = tmp_path / "grouped.yaml"
     suite.write_text(grouping.suite_text("gb_"), encoding="utf-8")
     checks = [c for loaded in load_suites([suite]) for c in loaded.checks]
-    with Sandbox(spark_db.url) as box:
+    with Sandbox(spark_db.url, timeout_s=300) as box:  # a loaded machine: the grouped job may be slow
         found = by_name(scan(box, checks, sample=0).findings)
         rows = box.query(found["half"].sql, max_rows=100).as_dicts()
     grouping.assert_groups(found, "gb_")
@@ -392,7 +392,7 @@ def test_column_globs_expand_against_the_spark_catalogue(spark_db: SparkDatabase
     suite = tmp_path / "globs.yaml"
     suite.write_text(globs.SUITE.replace("  items:", "  gb_items:"), encoding="utf-8")
     checks = [c for loaded in load_suites([suite]) for c in loaded.checks]
-    with Sandbox(spark_db.url) as box:
+    with Sandbox(spark_db.url, timeout_s=300) as box:  # a loaded machine: the grouped job may be slow
         found = by_name(scan(box, checks, sample=0).findings)
     expected = {name.replace("items.", "gb_items.", 1): want for name, want in globs.EXPECTED.items()}
     assert {name: (f.status, f.failing) for name, f in found.items()} == expected
