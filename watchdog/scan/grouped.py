@@ -7,10 +7,11 @@ group fails. The checks of a table that share the same group columns share one s
 folded into their counts, so the statement reads the table once for all of them.
 
 The statement returns, per check, the first :data:`GROUP_LIMIT` groups over a threshold (failing groups before
-warning ones, then most failing rows first, then by group value: NULL first, then in byte order) and, riding on every row, the check's table-wide figures and
-how many groups failed or warned: the rows read back are bounded whatever the number of groups. A group's rate is
-compared with ``max_rate`` exactly (``failing * q > total * p`` for ``max_rate = p/q``, q at most a million), the
-same on every database.
+warning ones, then most failing rows first, then by group value: NULL first, then in byte order) and, riding on
+every row, the check's table-wide figures and how many groups failed or warned: the rows read back are bounded
+whatever the number of groups, and only the groups over a threshold are sorted. A group's rate is compared with
+``max_rate`` exactly (``failing * q > total * p`` for ``max_rate = p/q``, q at most a million), the same on every
+database.
 """
 
 from __future__ import annotations
