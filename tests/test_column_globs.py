@@ -111,3 +111,16 @@ def test_bad_column_lists_name_file_and_line(check, said, tmp_path):
     with pytest.raises(SuiteError) as caught:
         load_suites([write(tmp_path, "tables:\n  t:\n" + check)])
     assert "suite.yaml:" in str(caught.value) and said in str(caught.value)
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "postgresql"])
+def test_a_glob_judged_per_group(kind, make_database, tmp_path):
+    """A glob and group_by together: each column's check is judged per group (code_a: '-x' in group 1 only)."""
+    db = load(kind, make_database)
+    text = ("tables:\n  items:\n    - pattern: {column: 'code_*', regex: '^-', match: false, "
+            "group_by: [id], name: 'dash_{column}_by_id'}\n")
+    checks = [c for s in load_suites([write(tmp_path, text)]) for c in s.checks]
+    with Sandbox(db.url) as box:
+        found = {f.name: f for f in scan(box, checks, sample=0).findings}
+    assert [g["group"] for g in found["dash_code_a_by_id"].details["groups"]] == [{"id": 1}]
+    assert [g["group"] for g in found["dash_code_b_by_id"].details["groups"]] == [{"id": 3}]
