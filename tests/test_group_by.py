@@ -192,3 +192,33 @@ def test_an_export_holds_the_failing_rows_of_the_groups_over_a_threshold(kind, m
     assert sorted(int(line.split(",")[0]) for line in lines[1:]) == [5, 11, 12]  # groups AP and eu
     every = (folder / "orders.email.not_null.csv").read_text(encoding="utf-8").splitlines()
     assert sorted(int(line.split(",")[0]) for line in every[1:]) == [1, 2, 5, 9, 11, 12]
+
+
+METRICS = """
+tables:
+  orders:
+    - metric: {column: amount, agg: avg, min: 2, group_by: [region], name: avg_amount}
+    - metric: {column: email, agg: null_rate, max: 0.5, warn: {max: 0.4}, group_by: [region], name: null_emails}
+    - metric: {column: amount, agg: count, min: 2, group_by: [code], where: "amount > 0", name: positive_amounts}
+"""
+
+
+@pytest.mark.parametrize("kind", ENGINES)
+def test_a_metric_is_judged_per_group(kind, make_database, tmp_path):
+    db = load(kind, make_database)
+    with Sandbox(db.url) as box:
+        found = {f.name: f for f in scan(box, checks_of(tmp_path, METRICS), sample=0).findings}
+    # avg amount: EU (5-1+7+8)/4 = 4.75, eu 1, US (2-3-4)/3 = -5/3, NULL 1.5, AP 3.5, 'EU ' 5
+    avg = found["avg_amount"]
+    assert avg.status == "fail" and avg.observed == pytest.approx(30 / 13)  # the whole table's value
+    assert {g["group"]["region"]: g["value"] for g in avg.details["groups"]} == \
+        {"eu": 1.0, None: 1.5, "US": pytest.approx(-5 / 3)}
+    assert avg.details["groups_failing"] == 3 and avg.details["groups_checked"] == 6
+    # null share of emails: EU 2/4 = 0.5 (warns: > 0.4), eu 1/1 and AP 2/2 fail, NULL 1/2 warns
+    nulls = found["null_emails"]
+    assert nulls.status == "fail"
+    assert {g["group"]["region"]: g["status"] for g in nulls.details["groups"]} == \
+        {"eu": "fail", "AP": "fail", "EU": "warn", None: "warn"}
+    # positive amounts per code: A 5 (of 6 rows), B 3 (3, 4 and 13), NULL code 2: none below 2
+    positive = found["positive_amounts"]
+    assert (positive.status, positive.observed, positive.details["groups"]) == ("pass", 10, [])

@@ -72,6 +72,23 @@ class Level:
 
 
 @dataclass(frozen=True)
+class Bounds:
+    """A metric's bounds: a group's value outside them (or no value at all) is over them."""
+
+    min: float | None = None
+    max: float | None = None
+
+    def over(self, value: exp.Expr, total: exp.Expr) -> exp.Expr:
+        parts: list[exp.Expr] = [exp.Is(this=value.copy(), expression=exp.Null())]
+        if self.min is not None:
+            parts.append(exp.LT(this=value.copy(), expression=exp.Literal.number(self.min)))
+        if self.max is not None:
+            parts.append(exp.GT(this=value.copy(), expression=exp.Literal.number(self.max)))
+        return exp.and_(exp.GT(this=total.copy(), expression=exp.Literal.number(0)),  # a group without rows in
+                        exp.Paren(this=exp.or_(*parts, copy=False)), copy=False)   # scope is not judged
+
+
+@dataclass(frozen=True)
 class GroupedCount:
     """One check's failing and total rows per group of ``group_by`` over ``table``; batched by the planner into one
     statement per table and group columns. ``failing`` and ``total`` already hold the check's ``where``."""
@@ -81,15 +98,16 @@ class GroupedCount:
     key: str
     failing: exp.Expr = field(compare=False, hash=False, repr=False)
     total: exp.Expr = field(compare=False, hash=False, repr=False)
-    fail: Level | None = field(compare=False, default=None)
-    warn: Level | None = field(compare=False, default=None)
+    fail: Level | Bounds | None = field(compare=False, default=None)
+    warn: Level | Bounds | None = field(compare=False, default=None)
     #: the group columns as grouped (compared exactly: see ``sqlbuild.exact``), and as ordered
     exact_keys: tuple[exp.Expr, ...] = field(compare=False, hash=False, repr=False, default=())
     order_keys: tuple[exp.Expr, ...] = field(compare=False, hash=False, repr=False, default=())
 
     @classmethod
-    def of(cls, table: str, group_by: tuple[str, ...], failing: exp.Expr, total: exp.Expr, fail: Level | None,
-           warn: Level | None, exact_keys: tuple[exp.Expr, ...], order_keys: tuple[exp.Expr, ...]) -> GroupedCount:
+    def of(cls, table: str, group_by: tuple[str, ...], failing: exp.Expr, total: exp.Expr,
+           fail: Level | Bounds | None, warn: Level | Bounds | None, exact_keys: tuple[exp.Expr, ...],
+           order_keys: tuple[exp.Expr, ...]) -> GroupedCount:
         key = f"grouped:{table}:{group_by}:{failing.sql()}:{total.sql()}:{fail}:{warn}"
         return cls(table, group_by, key, failing, total, fail, warn, exact_keys, order_keys)
 
@@ -185,7 +203,8 @@ def statement(table: str, metrics: list[GroupedCount], dialect: str, limit: int 
     for j in range(len(metrics)):
         f, t, lvl = _col(f"wd_f{j}"), _col(f"wd_t{j}"), _col(f"wd_l{j}")
         ranks.append(exp.alias_(exp.Window(this=exp.RowNumber(), order=exp.Order(expressions=[
-            exp.Ordered(this=lvl, desc=True), exp.Ordered(this=f, desc=True), exp.Ordered(this=t, desc=True),
+            exp.Ordered(this=lvl, desc=True), exp.Ordered(this=f, desc=True, nulls_first=False),
+            exp.Ordered(this=t, desc=True),
             *_nulls_first(order_keys)])), f"wd_r{j}", copy=False))
     ranked = exp.select(*ranks, copy=False).from_(kept.subquery("wd_kept", copy=False), copy=False)
     keep: list[exp.Expr] = [exp.EQ(this=_col("wd_any"), expression=exp.Literal.number(1))]
@@ -227,13 +246,18 @@ def read(metrics: list[GroupedCount], columns: list[str], rows: list[tuple[Any, 
         listed: list[tuple[Any, ...]] = []
         for row in rows:
             f, t, lvl, rank, ff, tt, nf, nw, ng = row[base:base + 9]
-            found = Grouped(_int(ff), _int(tt), _int(nf), _int(nw), _int(ng), found.groups)
+            found = Grouped(0 if isinstance(m.fail or m.warn, Bounds) else _int(ff), _int(tt), _int(nf), _int(nw),
+                            _int(ng), found.groups)
             if _int(lvl) > 0 and _int(rank) <= limit:
                 listed.append(row)
-        listed.sort(key=lambda r: (-_int(r[base + 2]), -_int(r[base]), -_int(r[base + 1]),
+        listed.sort(key=lambda r: (-_int(r[base + 2]), -_num(r[base]), -_int(r[base + 1]),
                                    [_order(v) for v in r[:n]]))
-        found.groups = [_entry(m.group_by, r[:n], _int(r[base]), _int(r[base + 1]), _int(r[base + 2]))
-                        for r in listed]
+        if isinstance(m.fail or m.warn, Bounds):  # a metric: ``failing`` holds the group's value
+            found.groups = [_value_entry(m.group_by, r[:n], r[base], _int(r[base + 1]), _int(r[base + 2]))
+                            for r in listed]
+        else:
+            found.groups = [_entry(m.group_by, r[:n], _int(r[base]), _int(r[base + 1]), _int(r[base + 2]))
+                            for r in listed]
         out[m] = found
     return out
 
@@ -243,8 +267,23 @@ def _entry(names: tuple[str, ...], values: tuple[Any, ...], failing: int, total:
             "rate": failing / total if total else None, "status": "fail" if level == 2 else "warn"}
 
 
+def _value_entry(names: tuple[str, ...], values: tuple[Any, ...], value: Any, rows: int,
+                 level: int) -> dict[str, Any]:
+    figure = None if value is None else float(f"{float(value):.12g}")
+    return {"group": dict(zip(names, values, strict=True)), "value": figure, "rows": rows,
+            "status": "fail" if level == 2 else "warn"}
+
+
 def _int(value: Any) -> int:
     return 0 if value is None else int(value)
+
+
+def _num(value: Any) -> Any:
+    """A count as an int; a metric's value (or sum of values) as it is (NULL: lowest)."""
+    if value is None:
+        return float("-inf")
+    number = float(value)
+    return int(number) if number == int(number) and abs(number) < 2**53 else number
 
 
 def _order(value: Any) -> tuple[int, Any]:
