@@ -384,7 +384,7 @@ class _SuiteReader:
         if getattr(parsed, "group_by", None) and not cls.groupable:
             self.problem(origin.get("group_by", at), f"{kind} cannot be judged per group; group_by works on the "
                          "checks that count failing rows one by one (not_null, pattern, range, accepted_values, "
-                         "expression): drop group_by, or write one check per group with `where:`")
+                         "expression) and on metric: drop group_by, or write one check per group with `where:`")
             return None
         params = {k: v for k, v in options.items() if k not in NOT_PARAMS}
         check = cls(table, parsed, params, source=str(self.path))
