@@ -197,6 +197,8 @@ def deliver_package(package: RunPackage, items: list[DeliveryChannel], settings:
                 continue
             if hasattr(channel, "select"):
                 channel.select = route.select  # type: ignore[attr-defined]
+            if hasattr(channel, "route"):  # who the message goes to, as routed (never parsed from the target)
+                channel.route = route.spec  # type: ignore[attr-defined]
             records.append(send_once(channel, package, target, store, attempts=settings.scheduler.delivery_attempts,
                                      wait_max_s=settings.scheduler.delivery_wait_max_s, spec={**spec, **route.spec},
                                      lease_s=settings.scheduler.delivery_lease_s))
@@ -219,6 +221,8 @@ def flush_outbox(settings: Settings, store: HistoryStore) -> list[DeliveryRecord
         channel = build_channel(item.kind, config, settings)
         if hasattr(channel, "select"):  # the same message as the first attempt: its group, its checks
             channel.select = narrowed(Select.of(config), pending.spec)  # type: ignore[attr-defined]
+        if hasattr(channel, "route"):
+            channel.route = pending.spec  # type: ignore[attr-defined]
         if pending.status == "posting":
             settled = _settle_posting(channel, package, pending, store)
             if settled is not None:

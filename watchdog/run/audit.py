@@ -255,8 +255,11 @@ def decide_review(settings: Settings, run_id: str, *, approved: bool, reason: st
 
 
 def _record_dict(record: DeliveryRecord) -> dict[str, Any]:
-    return {"channel": record.channel, "target": record.target, "status": record.status,
+    done = {"channel": record.channel, "target": record.target, "status": record.status,
             "attempts": record.attempts, "last_error": record.last_error}
+    if record.spec.get("group") is not None:  # group_by: owner (the target's text is for people, not parsing)
+        done["group"] = record.spec["group"]
+    return done
 
 
 def _export(option: bool | ExportFailures, run_dir: Path) -> ExportRequest | None:
