@@ -258,23 +258,28 @@ def check_config(config_path: Path | None, checks: tuple[str, ...], allow_empty:
         watchdog check-config --checks checks/shop.yaml
         watchdog check-config --config config/watchdog.yaml --checks checks/extra.yaml
     """
+    from watchdog.scan.selection import select_checks
     from watchdog.scan.suites import Suite, SuiteError, load_suites
     from watchdog.scan.where_lint import portability_warnings
 
     settings = None
-    groups: list[tuple[list[Path] | tuple[str, ...], bool]] = []  # suites scanned together, allow_empty
+    # suites scanned together, allow_empty, the audit that selects some of their checks
+    groups: list[tuple[list[Path] | tuple[str, ...], bool, str | None]] = []
     if config_path is not None or not checks:
         from watchdog.settings import load_settings
 
         settings = load_settings(config_path)
-        groups += [([settings.path(p) for p in audit.checks], audit.allow_empty) for audit in settings.audits.values()]
+        groups += [([settings.path(p) for p in audit.checks], audit.allow_empty, name)
+                   for name, audit in settings.audits.items()]
     if checks:
-        groups.append((checks, allow_empty))
+        groups.append((checks, allow_empty, None))
     problems: dict[str, None] = {}  # a suite shared by two audits is reported once
     suites: dict[Path, Suite] = {}
-    for paths, allowed in groups:
+    for paths, allowed, audit_name in groups:
         try:
             loaded = load_suites(paths, allow_empty=allowed)
+            if audit_name is not None and settings is not None:  # the audit's tags/owners select some checks
+                select_checks(loaded, settings.audits[audit_name].selection, allow_empty=allowed, audit=audit_name)
         except SuiteError as exc:
             problems.update(dict.fromkeys(str(p) for p in exc.problems))
             continue
