@@ -22,8 +22,9 @@ TEXT_CHARS = 3000
 ICON = {"fail": ":red_circle:", "error": ":warning:", "warn": ":large_yellow_circle:"}
 
 
-#: a word that mrkdwn could format: a formatting character, a URL Slack would link, an emoji code
-_FORMATTABLE = re.compile(r"[*_~`]|://|:[\w+-]+:")
+#: a word that mrkdwn could format: a formatting character, a URL Slack would link, an emoji code; and a
+#: check's name (``customers.email.pattern``), written as code like the names that hold a ``_``
+_FORMATTABLE = re.compile(r"[*_~`]|://|:[\w+-]+:|^[A-Za-z][\w-]*(\.[\w-]+){2,}$")
 #: a word, and the sentence's punctuation after it (left outside the code span)
 _WORD = re.compile(r"(\S+?)([.,;]*)(?=\s|$)")
 #: what ends a code span, shown as a look-alike inside one (mrkdwn cannot escape it)
