@@ -129,3 +129,13 @@ def test_owner_names_with_separators_do_not_confuse_the_delivery_record(tmp_path
     assert got == sorted(expected)
     assert ("team@example.com · owner @z · deliver 2", "team@example.com", "@z · deliver 2") in records
     assert ("z@example.com · owner @z · deliver 2", "z@example.com", "@z · deliver 2") in records
+
+
+def test_a_delivery_recorded_without_its_destination_is_read_from_its_target() -> None:
+    """Deliveries an earlier version left in the outbox carry no ``destination``: it is cut from the target."""
+    from watchdog.delivery.routing import destination_of
+
+    assert destination_of("a@example.com · owner @x · owner @y", {"group": "@x · owner @y"}) == "a@example.com"
+    assert destination_of("a@example.com · owner @z · deliver 2", {"group": "@z"}) == "a@example.com"
+    assert destination_of("a@example.com · deliver 3", {}) == "a@example.com"
+    assert destination_of("whatever · owner @x", {"destination": "b@example.com", "group": "@x"}) == "b@example.com"
