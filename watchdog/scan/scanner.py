@@ -236,16 +236,32 @@ def _run_one_by_one(sandbox: Sandbox, statement: Statement, measured: _Measured)
         _run_statement(sandbox, single, measured)
 
 
-def _finding(sandbox: Sandbox, check: Check, needs: list[Metric] | None, plan_error: str | None,
-             measured: _Measured) -> tuple[Finding, Measurement | None]:
+def not_run(checks: list[Check], *, database: str, error: str, dialect: str | None,
+            suites: list[str] | None = None) -> FindingsDoc:
+    """The findings of a scan whose database could not even be opened (no driver, not a URL): ``error`` is said
+    once, as the document's, every check marked not run (``dialect``: how their SQL reads, None if unknown)."""
+    started = datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+    findings = [Finding(**_base(check, dialect), status="error", error=NOT_RUN_UNAVAILABLE) for check in checks]
+    return FindingsDoc(database=database, started_at=started, duration_s=0.0, summary=Summary.of(findings),
+                       findings=findings, suites=suites or [], watchdog_version=__version__, error=redact(error))
+
+
+def _base(check: Check, dialect: str | None) -> dict[str, Any]:
+    """What every finding of ``check`` says, whatever it measured."""
     base = dict(name=check.name, check=check.kind, table=check.table, column=check.column, columns=check.columns,
                 severity=check.options.severity, params=jsonable(check.params),
                 description=check.options.description, owners=list(check.owners) or None,
                 tags=list(check.tags) or None)
     try:
-        base["sql"] = check.finding_sql(sandbox.dialect)
-    except WatchdogError:
+        base["sql"] = check.finding_sql(dialect) if dialect else None
+    except (WatchdogError, ValueError):  # (ValueError: a dialect sqlglot does not know)
         base["sql"] = None
+    return base
+
+
+def _finding(sandbox: Sandbox, check: Check, needs: list[Metric] | None, plan_error: str | None,
+             measured: _Measured) -> tuple[Finding, Measurement | None]:
+    base = _base(check, sandbox.dialect)
     if plan_error or needs is None:
         return Finding(**base, status="error", error=redact(plan_error or "could not plan this check")), None
     failures = [measured.failures[m] for m in needs if m in measured.failures]
