@@ -183,3 +183,29 @@ def test_postgres_connection_dropped_while_idle_is_replaced(make_database, monke
             other.execute("SELECT pg_terminate_backend(%s)", (idle.info.backend_pid,))
         # pinged, found dead, replaced: the next statement runs, still read-only
         assert box.query("SELECT current_setting('transaction_read_only')", parallel=True).rows == [("on",)]
+
+
+def test_postgres_reads_sparse_samples_in_physical_order_and_views_unordered(make_database, tmp_path):
+    """The shared read of sparse conditions is ordered by ctid on PostgreSQL (parallel workers may read it, and
+    a synchronized scan starting mid-table changes nothing): the samples are the first failing rows in the
+    table's physical order. A view has no ctid: it is read unordered, with the same rows."""
+    db = make_database("postgresql")
+    load(db)
+    k = next(k for k in range(1, COLUMNS + 1) if len(SPARSE[k]) == 2)
+    first, second = SPARSE[k]
+    db.run(f"UPDATE wide SET id = id WHERE id = {first}")  # its new version is written after the other one
+    with db.engine.connect() as conn:
+        order = [row[0] for row in conn.exec_driver_sql(
+            f"SELECT id FROM wide WHERE id IN ({first}, {second}) ORDER BY ctid").fetchall()]
+    assert order == [second, first]
+    doc, extra, dialect = run(db, suite(tmp_path), sample=1)
+    (read,) = reads_of(extra[0], dialect)
+    assert read.args["order"].expressions[0].this.name == "ctid"
+    assert [row["id"] for row in doc.findings[k - 1].sample] == [second]  # the first in physical order
+    db.run("CREATE VIEW wide_v AS SELECT * FROM wide")
+    view = tmp_path / "view.yaml"
+    view.write_text(suite(tmp_path).read_text().replace("  wide:", "  wide_v:"), encoding="utf-8")
+    doc, extra, dialect = run(db, view)
+    assert len(extra) == 2 and "ORDER BY" not in extra[1]  # the ordered read failed (no ctid); unordered
+    for j in range(1, COLUMNS + 1):
+        assert sorted(row["id"] for row in doc.findings[j - 1].sample) == SPARSE[j]

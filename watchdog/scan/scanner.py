@@ -303,20 +303,33 @@ def _add_samples(sandbox: Sandbox, checks: list[Check], measured_findings: list[
         if not _sample_by_key(sandbox, table, sparse, sample):  # read them with the table's sample pass instead
             by_table.setdefault(table, []).extend((c, f, s) for c, f, s, _ in sparse)
     for table, items in by_table.items():
-        query = table_sample(table, [(spec.condition, spec.expected) for _, _, spec in items  # type: ignore[misc]
-                                     ], sample, sandbox.dialect)
-        try:
-            # ``parallel``: the shared branch of sparse conditions usually has to read to the table's end
-            # (its last failing row is anywhere), which PostgreSQL's parallel workers do faster; its dense
-            # branches stop after a few pages either way. (Served serially, a branch whose rows all come
-            # early would stop sooner: the benchmark's duplicated keys sit at a tenth of the table.)
-            result = sandbox.query(query.sql, max_rows=query.max_rows, parallel=True)
-        except SandboxError:  # e.g. a database without UNION ALL of LIMITs: one query per check instead
+        conditions = [(spec.condition, spec.expected) for _, _, spec in items]
+        found = _table_sample(sandbox, table, conditions, sample)  # type: ignore[arg-type]
+        if found is None:  # e.g. a database without UNION ALL of LIMITs: one query per check instead
             for check, finding, _ in items:
                 _add_sample(sandbox, check, finding, sample)
             continue
-        for (_, finding, _), rows in zip(items, query.split(result.columns, result.rows, sample), strict=True):
+        for (_, finding, _), rows in zip(items, found, strict=True):
             finding.sample = [jsonable(row, SAMPLE_TEXT_LIMIT) for row in rows]
+
+
+def _table_sample(sandbox: Sandbox, table: str, conditions: list[tuple[Any, int | None]],
+                  sample: int) -> list[list[dict[str, Any]]] | None:
+    """The sample rows of each condition from one statement (see :mod:`watchdog.scan.samples`); its sparse branch
+    ordered by the row address, else (a view has none) unordered; None when neither runs."""
+    for ordered in (True, False):
+        query = table_sample(table, conditions, sample, sandbox.dialect, ordered=ordered)
+        try:
+            # ``parallel``: the shared branch of sparse conditions usually has to read to the table's end
+            # (its last failing row is anywhere), which PostgreSQL's parallel workers do faster; its dense
+            # branches stop after a few pages either way.
+            result = sandbox.query(query.sql, max_rows=query.max_rows, parallel=True)
+        except SandboxError:
+            if query.ordered:
+                continue
+            return None
+        return query.split(result.columns, result.rows, sample)
+    return None
 
 
 def _shared_spec(sandbox: Sandbox, check: Check, finding: Finding, m: Measurement, needs: dict[str, list[Metric]],
