@@ -17,7 +17,8 @@ from tests.dbs import TestDatabase
 from watchdog.errors import QueryError, QueryTimeout
 from watchdog.findings import FindingsDoc
 from watchdog.sandbox import Sandbox
-from watchdog.scan.planner import plan
+from watchdog.scan.parallel import split_for
+from watchdog.scan.planner import SPLIT_MIN_KEYS, plan
 from watchdog.scan.samples import KEYED_DIALECTS
 from watchdog.scan.scanner import scan
 from watchdog.scan.suites import load_suites
@@ -72,7 +73,7 @@ def run(db: TestDatabase, path: Path, sample: int = 5) -> tuple[FindingsDoc, lis
     with Sandbox(db.url) as box:
         box.on_execute(sent.append)
         doc = scan(box, checks, sample=sample)
-        planned = len(plan(checks, box.dialect, sample=sample).statements)
+        planned = len(plan(checks, box.dialect, sample=sample, split=split_for(box)).statements)
         return doc, sent[planned:], box.dialect
 
 
@@ -209,3 +210,27 @@ def test_postgres_reads_sparse_samples_in_physical_order_and_views_unordered(mak
     assert len(extra) == 2 and "ORDER BY" not in extra[1]  # the ordered read failed (no ctid); unordered
     for j in range(1, COLUMNS + 1):
         assert sorted(row["id"] for row in doc.findings[j - 1].sample) == SPARSE[j]
+
+
+def test_sqlite_cuts_a_keyed_pass_of_many_conditions_for_two_sandboxes(make_database, tmp_path):
+    """With two sandboxes allowed (the default), SQLite's keyed pass over the 12 conditions of ``wide`` is two
+    passes of 6 conditions each (a second worker takes one when it is slow): the same counts and samples as
+    one pass on one sandbox, and each condition is evaluated in one of them only."""
+    db = make_database("sqlite")
+    load(db)
+    checks = [c for s in load_suites([suite(tmp_path)]) for c in s.checks]
+    assert COLUMNS >= SPLIT_MIN_KEYS
+    found = {}
+    for parallel in (1, 2):
+        sent: list[str] = []
+        with Sandbox(db.url) as box:
+            box.on_execute(sent.append)
+            doc = scan(box, checks, sample=5, parallel=parallel)
+        counting = [sql for sql in sent if "GROUP_CONCAT" in sql]
+        assert len(counting) == parallel
+        for k in range(1, COLUMNS + 1):  # each condition in exactly one pass
+            column = f"`v{k}`"
+            assert sum(column in sql for sql in counting) == 1
+        found[parallel] = [(f.name, f.failing, f.sample) for f in doc.findings]
+    assert found[1] == found[2]
+    assert [len(sample) for _, _, sample in found[2]] == [len(SPARSE[k]) for k in range(1, COLUMNS + 1)]

@@ -33,7 +33,7 @@ from watchdog.sandbox import Sandbox
 from watchdog.scan import anomaly_series, missing
 from watchdog.scan.check_types import Aggregate, Check, Columns, Measurement, Metric, Procedure, Standalone
 from watchdog.scan.check_types.base import SampleSpec
-from watchdog.scan.parallel import run_statements
+from watchdog.scan.parallel import run_statements, split_for
 from watchdog.scan.planner import Statement, batch_statements, plan
 from watchdog.scan.samples import KeyAggregate, by_key, parse_keys, table_sample
 from watchdog.scan.sqlbuild import BINARY_COLLATION, split_name
@@ -75,7 +75,7 @@ def scan(sandbox: Sandbox, checks: list[Check], *, sample: int = DEFAULT_SAMPLE,
     started = datetime.now(UTC)
     clock = time.monotonic()
     checks = with_column_types(sandbox, checks)
-    the_plan = plan(checks, sandbox.dialect, sample=sample)
+    the_plan = plan(checks, sandbox.dialect, sample=sample, split=split_for(sandbox, parallel))
     measured = _Measured()
     interrupted = _run_plan(sandbox, the_plan.statements, measured, on_progress, parallel)
     measured_findings = [_finding(sandbox, check, the_plan.needs.get(check.name), the_plan.errors.get(check.name),
