@@ -16,6 +16,8 @@ DeliverOn = Literal["always", "problems", "changes"]
 ChatOn = Literal["always", "problems", "changes", "new"]
 #: problem checks listed in one message at most (then "and K more"); Slack allows 50 blocks a message
 DEFAULT_CHAT_CHECKS = 20
+#: where the Slack Web API answers (GovSlack: https://slack-gov.com/api/)
+SLACK_API_URL = "https://slack.com/api/"
 
 
 class _Strict(BaseModel):
@@ -37,6 +39,8 @@ class SlackChannel(Selection):
     webhook_url: SecretStr | None = None
     token: SecretStr | None = None
     channel: str | None = Field(default=None, min_length=1)
+    #: the Web API's address
+    api_url: str = Field(default=SLACK_API_URL, pattern=r"^https?://.*/$")
     on: ChatOn = "problems"
     max_checks: int = Field(default=DEFAULT_CHAT_CHECKS, ge=1, le=40)
     timeout_s: float = Field(default=10.0, gt=0)

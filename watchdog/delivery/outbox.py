@@ -11,6 +11,11 @@
   (``scheduler.delivery_lease_s``, default 2 min); past it, the outbox retries it with the same
   Message-ID / Idempotency-Key (derived from the run id). So a delivery is exactly once, except across a
   crash at the very moment of sending, where it is at least once (and the receiver can drop the duplicate).
+* Chat messages (Slack, Teams) carry no key a receiver could drop a duplicate by, so their claim is marked
+  ``posting`` just before the request. A claim abandoned while ``sending`` was never posted: it is sent.
+  One abandoned while ``posting`` may have arrived: the Slack Web API is asked (the message carries the run
+  in its metadata) and it is posted only if it is not there; an incoming webhook or a Teams workflow cannot
+  be asked, so it is not posted again and the delivery reads ``unconfirmed``. Never two messages.
 """
 
 from __future__ import annotations
@@ -65,7 +70,7 @@ def build_channel(kind: str, config: dict[str, Any], settings: Settings) -> Send
         if kind == "teams":
             return TeamsSender(secret["webhook_url"], **common)
         return SlackSender(webhook_url=secret.get("webhook_url"), token=secret.get("token"),
-                           channel=config.get("channel"), **common)
+                           channel=config.get("channel"), api_url=config["api_url"], **common)
     raise ValueError(f"unknown delivery channel {kind!r}")
 
 
@@ -103,6 +108,9 @@ def send_once(channel: Sender, package: RunPackage, target: str, store: HistoryS
         assert current is not None
         return current
     tries = claimed
+    if getattr(channel, "unkeyed", False):  # called just before the request: the message may reach the chat
+        channel.before_post = lambda: store.move_delivery(package.run_id, channel.kind, target,  # type: ignore[attr-defined]
+                                                          from_status="sending", to_status="posting")
     error: str | None = None
     retrying = Retrying(stop=stop_after_attempt(attempts), wait=wait_random_exponential(multiplier=0.2, max=wait_max_s),
                         retry=retry_if_exception_type(Transient), reraise=True)
@@ -167,9 +175,40 @@ def flush_outbox(settings: Settings, store: HistoryStore) -> list[DeliveryRecord
             log.warning("run %s: its %s channel is no longer configured; left in the outbox", run.id, pending.channel)
             continue
         channel = build_channel(item.kind, item.channel.model_dump(), settings)
+        if pending.status == "posting":
+            settled = _settle_posting(channel, package, pending, store)
+            if settled is not None:
+                done.append(settled)
+                continue
         done.append(send_once(channel, package, pending.target, store, attempts=1, wait_max_s=0, spec=pending.spec,
                               lease_s=settings.scheduler.delivery_lease_s))
     return done
+
+
+UNCONFIRMED = ("the process stopped while the message was being posted, and this endpoint cannot be asked "
+               "whether it arrived: not posted again, so the channel never gets it twice")
+
+
+def _settle_posting(channel: Sender, package: RunPackage, pending: DeliveryRecord,
+                    store: HistoryStore) -> DeliveryRecord | None:
+    """A chat message abandoned in flight: recorded ``sent`` when the chat has it, ``unconfirmed`` when the chat
+    cannot tell; None (after putting it back in the outbox) when the chat says it never arrived."""
+    confirm = getattr(channel, "posted", None)
+    try:
+        arrived = confirm(package, pending.target, since=pending.updated_at) if confirm is not None else None
+    except DeliveryError as exc:  # the chat could not be asked now: ask again on the next flush
+        log.warning("run %s: cannot tell whether the %s message arrived: %s", package.run_id, pending.channel,
+                    redact(exc))
+        return DeliveryRecord(run_id=package.run_id, channel=pending.channel, target=pending.target,
+                              status="posting", attempts=pending.attempts, last_error=redact(exc), spec=pending.spec)
+    key = (package.run_id, pending.channel, pending.target)
+    if arrived is False:
+        store.move_delivery(*key, from_status="posting", to_status="pending")
+        return None
+    status, note = ("sent", None) if arrived else ("unconfirmed", UNCONFIRMED)
+    store.move_delivery(*key, from_status="posting", to_status=status, last_error=note)
+    return DeliveryRecord(run_id=package.run_id, channel=pending.channel, target=pending.target, status=status,
+                          attempts=pending.attempts, last_error=note, spec=pending.spec)
 
 
 def _configured_item(settings: Settings, audit: str, pending: DeliveryRecord) -> DeliveryChannel | None:
