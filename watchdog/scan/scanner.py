@@ -304,12 +304,12 @@ def _add_samples(sandbox: Sandbox, checks: list[Check], measured_findings: list[
             by_table.setdefault(table, []).extend((c, f, s) for c, f, s, _ in sparse)
     for table, items in by_table.items():
         conditions = [(spec.condition, spec.expected) for _, _, spec in items]
-        found = _table_sample(sandbox, table, conditions, sample)  # type: ignore[arg-type]
-        if found is None:  # e.g. a database without UNION ALL of LIMITs: one query per check instead
+        samples = _table_sample(sandbox, table, conditions, sample)
+        if samples is None:  # e.g. a database without UNION ALL of LIMITs: one query per check instead
             for check, finding, _ in items:
                 _add_sample(sandbox, check, finding, sample)
             continue
-        for (_, finding, _), rows in zip(items, found, strict=True):
+        for (_, finding, _), rows in zip(items, samples, strict=True):
             finding.sample = [jsonable(row, SAMPLE_TEXT_LIMIT) for row in rows]
 
 
