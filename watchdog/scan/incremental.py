@@ -14,8 +14,11 @@ no place on the axis, so they are checked on every run rather than skipped silen
 rows that arrive later with exactly the mark's value. The first run (no mark) reads everything.
 
 Only checks whose verdict over a subset of the rows means the same as over those rows alone take the window
-(:data:`WINDOWED_KINDS`; ``foreign_key`` narrows its child rows and still looks them up in the whole parent);
-the others (``unique``, ``row_count``, ``freshness``, …) keep judging the whole table.
+(:data:`WINDOWED_KINDS`; ``foreign_key`` narrows its child rows and still looks them up in the whole parent).
+``unique`` judges the window's rows against the whole table: its keys are looked up among the older rows
+(``column < start``) through the key's index. ``row_count`` counts the window's rows where it says
+``window: true``; the others (``row_count`` without it, ``freshness``, ``functional_dependency``, …) keep judging
+the whole table.
 """
 
 from __future__ import annotations
@@ -38,7 +41,14 @@ from watchdog.scan.table_options import table_option
 WINDOWED_KINDS = frozenset({"not_null", "pattern", "accepted_values", "range", "expression", "numeric_text",
                             "field_types", "null_markers",
                             # the window narrows the child rows only: new children against the whole parent
-                            "foreign_key"})
+                            "foreign_key",
+                            # the window's keys against the whole table (see watchdog/scan/check_types/unique.py)
+                            "unique"})
+
+
+def takes_window(check: Check) -> bool:
+    """Whether ``check`` judges only the window on an incremental table (``row_count`` where it says so)."""
+    return check.kind in WINDOWED_KINDS or (check.kind == "row_count" and bool(getattr(check.options, "window", False)))
 
 
 @dataclass(frozen=True)
@@ -127,28 +137,38 @@ def condition(window: Window, dialect: str) -> exp.Expr | None:
     """``(column >= start OR column IS NULL)``; None for a window over every row."""
     if window.start is None:
         return None
-    col = sqlbuild.column(window.column)
-    value: exp.Expr
-    if isinstance(window.start, int):
-        value = exp.Literal.number(window.start)
-    else:
-        declared = "date" if not isinstance(window.start, datetime) else "timestamp"
-        value = sqlbuild.temporal_literal(_text(window.start), declared, dialect)
-    return exp.paren(exp.or_(exp.GTE(this=col, expression=value),
+    return exp.paren(exp.or_(exp.GTE(this=sqlbuild.column(window.column), expression=_start(window, dialect)),
                              exp.Is(this=sqlbuild.column(window.column), expression=exp.Null()), copy=False),
                      copy=False)
+
+
+def before(window: Window, dialect: str) -> exp.Expr | None:
+    """``column < start``: the rows outside the window (its complement; NULL-marked rows are inside)."""
+    if window.start is None:
+        return None
+    return exp.LT(this=sqlbuild.column(window.column), expression=_start(window, dialect))
+
+
+def _start(window: Window, dialect: str) -> exp.Expr:
+    if isinstance(window.start, int):
+        return exp.Literal.number(window.start)
+    declared = "date" if not isinstance(window.start, datetime) else "timestamp"
+    return sqlbuild.temporal_literal(_text(window.start), declared, dialect)
 
 
 def windowed(check: Check, window: Window, dialect: str) -> Check:
     """``check`` judging only the window's rows (its own ``where`` kept), or ``check`` itself when it is not
     of a windowed kind or the window covers every row."""
     cond = condition(window, dialect)
-    if cond is None or check.kind not in WINDOWED_KINDS:
+    if cond is None or not takes_window(check):
         return check
     own = getattr(check.options, "where", None)
     where = sqlbuild.and_all(sqlbuild.condition(own, dialect), cond) if own else cond
     narrowed = copy.copy(check)
     narrowed.options = dataclasses.replace(check.options, where=where.sql(dialect=dialect))
+    if check.kind == "unique":  # the window's keys are looked up among the older rows
+        narrowed.older = sqlbuild.and_all(sqlbuild.condition(own, dialect) if own else None,  # type: ignore[attr-defined]
+                                          before(window, dialect))
     return narrowed
 
 
@@ -165,7 +185,7 @@ def narrow(sandbox: Sandbox, checks: list[Check], marks: dict[str, Any]) -> tupl
     windows: dict[str, Window] = {}
     for check in checks:
         options = check.table_options.get("incremental")
-        if options is None or check.kind not in WINDOWED_KINDS or not check.table:
+        if options is None or not takes_window(check) or not check.table:
             narrowed.append(check)
             continue
         if check.table not in tables:

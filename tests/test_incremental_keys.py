@@ -1,0 +1,97 @@
+"""Incremental tables: ``unique`` judges the window's keys against the whole table, ``foreign_key`` the window's
+children against the whole parent, both through the key's index; ``row_count: {window: true}`` counts the window."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from tests.dbs import TestDatabase
+from watchdog.sandbox import Sandbox
+from watchdog.scan.incremental import narrow
+from watchdog.scan.scanner import scan
+from watchdog.scan.suites import load_suites
+
+T0 = datetime(2026, 1, 1)
+EVENTS = {"id": "int", "email": "text", "created_at": "timestamp"}
+ENGINES = ["sqlite", "postgresql", "mariadb", "duckdb"]
+
+
+def hour(h: int) -> datetime:
+    return T0 + timedelta(hours=h)
+
+
+#: old rows: ids 1..10, an hour apart, and an old duplicate of id 5 (not judged by a windowed run)
+OLD = [(i, f"u{i}@x.io", hour(i)) for i in range(1, 11)] + [(5, "again@x.io", hour(5))]
+NEW = [
+    (3, "n3@x.io", hour(11)),      # duplicates an old row: fails
+    (11, "a@x.io", hour(12)),      # id 11 twice among the new rows: both fail
+    (11, "b@x.io", hour(12)),
+    (12, "c@x.io", hour(13)),      # new and unique: passes
+    (None, "d@x.io", hour(14)),    # no key: never a duplicate
+    (10, "e@x.io", None),          # no high-water value (judged every run); duplicates row 10, inside the window
+]
+
+
+def checks_of(tmp_path: Path, text: str) -> list:
+    path = tmp_path / "suite.yml"
+    path.write_text(text)
+    return [c for s in load_suites([path]) for c in s.checks]
+
+
+@pytest.mark.parametrize("kind", ENGINES)
+def test_unique_judges_new_rows_against_the_whole_table(kind: str, make_database, tmp_path: Path) -> None:
+    db: TestDatabase = make_database(kind)
+    db.create_table("events", EVENTS, OLD + NEW)
+    checks = checks_of(tmp_path, "tables:\n  events:\n    incremental: {column: created_at}\n    checks:\n"
+                                 "      - unique: id\n      - row_count: {window: true, min: 7}\n"
+                                 "      - row_count: {min: 1, name: all_rows}\n")
+    with Sandbox(db.url) as sandbox:
+        narrowed, windows = narrow(sandbox, checks, {"events": "2026-01-01 10:00:00"})
+        doc = scan(sandbox, narrowed)
+        whole = scan(sandbox, checks)
+        dup = doc.findings[0]
+        # the finding's SQL selects the failing rows: the window's rows whose id repeats anywhere
+        failing = sorted((r[0], r[1]) for r in sandbox.query(dup.sql).rows)
+    # window: created_at >= 10:00 (row 10 and the five new rows with a value) or NULL (the row 10 without one)
+    # failing: id 10 (twice in the window), id 3 (an old row has it), id 11 (twice); id 12 and the NULL id pass
+    assert (dup.failing, dup.total) == (5, 7)
+    assert dup.details["duplicate_values"] == 3
+    assert failing == [(3, "n3@x.io"), (10, "e@x.io"), (10, "u10@x.io"), (11, "a@x.io"), (11, "b@x.io")]
+    assert sorted(r["id"] for r in dup.sample) == [3, 10, 10, 11, 11]
+    assert windows["events.id.unique"].to_json()["from"] == "2026-01-01 10:00:00"
+    # row_count with window: the window's 7 rows; without: the table's 17
+    assert (doc.findings[1].observed, doc.findings[1].status) == (7, "pass")
+    assert doc.findings[2].observed == 17
+    # a full scan: ids 3, 5, 10 and 11 repeat, two rows each
+    assert (whole.findings[0].failing, whole.findings[0].total) == (8, 17)
+    assert whole.findings[1].observed == 17
+
+
+@pytest.mark.parametrize("kind", ENGINES)
+def test_unique_compound_key_in_the_window(kind: str, make_database, tmp_path: Path) -> None:
+    db: TestDatabase = make_database(kind)
+    db.create_table("m", {"a": "int", "b": "text", "seq": "int"},
+                    [(1, "x", 1), (1, None, 2), (2, "y", 3),           # old rows
+                     (1, "x", 4), (1, None, 5), (2, "z", 6), (3, "Y", 7)])  # new: two repeat old keys
+    checks = checks_of(tmp_path, "tables:\n  m:\n    incremental: {column: seq}\n    checks:\n"
+                                 "      - unique: {columns: [a, b]}\n")
+    with Sandbox(db.url) as sandbox:
+        narrowed, _ = narrow(sandbox, checks, {"m": 4})
+        doc = scan(sandbox, narrowed)
+    # window seq >= 4: (1, x) repeats row 1, (1, NULL) repeats row 2 (NULL parts group together); others new
+    assert (doc.findings[0].failing, doc.findings[0].total) == (2, 4)
+
+
+@pytest.mark.parametrize("kind", ["mariadb", "sqlite"])
+def test_unique_window_compares_text_keys_exactly(kind: str, make_database, tmp_path: Path) -> None:
+    db: TestDatabase = make_database(kind)
+    db.create_table("u", {"code": "text", "seq": "int"}, [("abc", 1), ("Abc", 2), ("abc ", 3), ("abc", 4)])
+    checks = checks_of(tmp_path, "tables:\n  u:\n    incremental: {column: seq}\n    checks:\n      - unique: code\n")
+    with Sandbox(db.url) as sandbox:
+        narrowed, _ = narrow(sandbox, checks, {"u": 2})
+        doc = scan(sandbox, narrowed)
+    # window seq >= 2: 'Abc' and 'abc ' are new values (case and trailing space count); 'abc' repeats row 1
+    assert (doc.findings[0].failing, doc.findings[0].total) == (1, 3)
