@@ -1,9 +1,10 @@
 """Incremental tables: an append-only table of N rows receiving 1% new rows per run.
 
 Measures, interleaved in one run, the time of an incremental audit (the window past the mark) over the time of a
-full one (every row), for the row-level checks alone and with ``unique`` and ``foreign_key``; and checks that the
+full one (every row), for the row-level checks alone and with ``unique`` and ``foreign_key``; checks that the
 incremental findings equal a full scan restricted to the new rows (``where: id >= N``, the mark's row
-included). Tables are generated in-database (generate_series on PostgreSQL, a recursive CTE on SQLite).
+included; ids are unique, so ``unique`` finds no duplicate either way); and records the plans of the windowed
+``unique`` and ``foreign_key`` statements (each must look the keys up through an index, never scan the old rows). Tables are generated in-database (generate_series on PostgreSQL, a recursive CTE on SQLite).
 
     python -m bench.incremental_bench --rows 10000000 --engines postgresql,sqlite
 """
@@ -24,6 +25,7 @@ import sqlalchemy as sa
 
 from bench.common import machine
 from watchdog.sandbox import Sandbox
+from watchdog.scan.check_types.base import Standalone
 from watchdog.scan.incremental import narrow
 from watchdog.scan.scanner import scan
 from watchdog.scan.suites import load_suites
@@ -54,10 +56,10 @@ def suite(tmp: Path, name: str, body: str, where: str | None = None) -> list[Any
 def load_postgres(n: int, new: int) -> str:
     admin = sa.create_engine(PG_ADMIN, isolation_level="AUTOCOMMIT")
     with admin.connect() as conn:
-        conn.execute(sa.text("DROP DATABASE IF EXISTS wd_bench_incr"))
-        conn.execute(sa.text("CREATE DATABASE wd_bench_incr"))
+        conn.execute(sa.text("DROP DATABASE IF EXISTS incr_bench"))
+        conn.execute(sa.text("CREATE DATABASE incr_bench"))
     admin.dispose()
-    url = PG_ADMIN.rsplit("/", 1)[0] + "/wd_bench_incr"
+    url = PG_ADMIN.rsplit("/", 1)[0] + "/incr_bench"
     engine = sa.create_engine(url)
     row = (f"SELECT i, CASE WHEN i % {BAD} = 0 THEN NULL ELSE 'u' || i || '@x.io' END, "
            f"CASE WHEN i % {BAD} = 0 THEN 'bad' ELSE 'C-' || i END, "
@@ -126,16 +128,31 @@ def bench_engine(engine: str, url: str, n: int, new: int, tmp: Path, reps: int) 
             took, incremental = timed(url, checks, marks)
             inc_s.append(took)
         _, expected = timed(url, restricted, None)
-        windowed = ("not_null", "pattern", "range", "foreign_key")  # unique judges the whole table either way
-        same = {k: v for k, v in incremental.items() if k in windowed} == {
-            k: v for k, v in expected.items() if k in windowed}
+        same = incremental == expected
         out[label] = {"full_s": [round(x, 3) for x in full_s], "incremental_s": [round(x, 3) for x in inc_s],
                       "ratio": round(statistics.median(inc_s) / statistics.median(full_s), 4),
                       "incremental_findings": {k: list(v) for k, v in incremental.items()},
                       "full_restricted_to_new_rows": {k: list(v) for k, v in expected.items()},
                       "row_level_findings_equal": same}
         print(engine, label, out[label]["ratio"], "same" if same else "DIFFERENT", flush=True)
+    out["plans"] = plans(url, suite(tmp, "keyed", KEYED), marks)
     return out
+
+
+def plans(url: str, checks: list[Any], marks: dict[str, Any]) -> dict[str, str]:
+    """The database's plan of each windowed key statement (EXPLAIN; EXPLAIN QUERY PLAN on SQLite)."""
+    found: dict[str, str] = {}
+    with Sandbox(url) as box:
+        narrowed, _ = narrow(box, checks, marks)
+        statements = {check.kind: metric.sql for check in narrowed for metric in check.metrics(box.dialect)
+                      if isinstance(metric, Standalone)}
+        prefix = "EXPLAIN QUERY PLAN " if box.dialect == "sqlite" else "EXPLAIN "
+    engine = sa.create_engine(url)  # the sandbox runs reads only: EXPLAIN goes through a plain connection
+    with engine.connect() as conn:
+        for kind, sql in statements.items():
+            found[kind] = "\n".join(str(r[-1]) for r in conn.exec_driver_sql(prefix + sql))
+    engine.dispose()
+    return found
 
 
 def main() -> None:
@@ -160,7 +177,7 @@ def main() -> None:
     if "postgresql" in args.engines:
         admin = sa.create_engine(PG_ADMIN, isolation_level="AUTOCOMMIT")
         with admin.connect() as conn:
-            conn.execute(sa.text("DROP DATABASE IF EXISTS wd_bench_incr"))
+            conn.execute(sa.text("DROP DATABASE IF EXISTS incr_bench"))
         admin.dispose()
 
 

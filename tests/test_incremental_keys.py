@@ -95,3 +95,36 @@ def test_unique_window_compares_text_keys_exactly(kind: str, make_database, tmp_
         doc = scan(sandbox, narrowed)
     # window seq >= 2: 'Abc' and 'abc ' are new values (case and trailing space count); 'abc' repeats row 1
     assert (doc.findings[0].failing, doc.findings[0].total) == (1, 3)
+
+
+@pytest.mark.parametrize("kind", ENGINES)
+def test_index_prefixes_from_the_catalogue(kind: str, make_database) -> None:
+    from watchdog.scan.indexes import covered, index_prefixes
+
+    db: TestDatabase = make_database(kind)
+    q = db.quote
+    pk = "INTEGER PRIMARY KEY" if kind == "sqlite" else "INT PRIMARY KEY"
+    db.run(f"CREATE TABLE {q('t')} ({q('id')} {pk}, {q('a')} INT, {q('b')} INT, {q('c')} INT)",
+           f"CREATE INDEX {q('t_ab')} ON {q('t')} ({q('a')}, {q('b')})")
+    with Sandbox(db.url) as sandbox:
+        found = index_prefixes(sandbox, "t")
+    assert covered(found, ["id"]) and covered(found, ["a"]) and covered(found, ["b", "a"])
+    assert covered(found, ["b"]) is False and covered(found, ["c"]) is False
+
+
+def test_windowed_keys_are_probed_through_the_index(make_database, tmp_path: Path) -> None:
+    """PostgreSQL: the window's keys are looked up in the older rows by index, never by a scan of them."""
+    db: TestDatabase = make_database("postgresql")
+    db.run('CREATE TABLE parents (id int PRIMARY KEY)', 'INSERT INTO parents SELECT generate_series(1, 50000)',
+           'CREATE TABLE ev (id int PRIMARY KEY, parent_id int, seq int)',
+           'INSERT INTO ev SELECT i, i, i FROM generate_series(1, 50000) AS i', 'CREATE INDEX ev_seq ON ev (seq)',
+           'ANALYZE parents', 'ANALYZE ev')
+    checks = checks_of(tmp_path, "tables:\n  ev:\n    incremental: {column: seq}\n    checks:\n      - unique: id\n"
+                                 "      - foreign_key: {column: parent_id, references: parents.id}\n")
+    with Sandbox(db.url) as sandbox:
+        narrowed, _ = narrow(sandbox, checks, {"ev": 49990})
+        statements = [m.sql for c in narrowed for m in c.metrics("postgres") if hasattr(m, "sql") and m.rows == 1]
+    for sql in statements:
+        plan = "\n".join(r[0] for r in db.engine.connect().exec_driver_sql("EXPLAIN " + sql))
+        assert "Seq Scan on ev wd_old" not in plan and "Seq Scan on parents" not in plan, plan
+        assert "Index" in plan, plan

@@ -35,6 +35,7 @@ from watchdog.sandbox import Sandbox
 from watchdog.scan import sqlbuild
 from watchdog.scan.check_types import Check
 from watchdog.scan.check_types.freshness import parse_duration
+from watchdog.scan.indexes import covered, index_prefixes
 from watchdog.scan.table_options import table_option
 
 #: check kinds whose verdict is judged over the window's rows alone
@@ -181,6 +182,7 @@ def narrow(sandbox: Sandbox, checks: list[Check], marks: dict[str, Any]) -> tupl
     The high-water read is one ``MAX`` per table; if it fails (a missing table or column) the read raises here
     and the run fails before any check: the mark is not advanced."""
     tables: dict[str, Window] = {}
+    prefixes: dict[str, list[tuple[str, ...]] | None] = {}
     narrowed: list[Check] = []
     windows: dict[str, Window] = {}
     for check in checks:
@@ -195,6 +197,11 @@ def narrow(sandbox: Sandbox, checks: list[Check], marks: dict[str, Any]) -> tupl
                 mark = None
             tables[check.table] = Window(options.column, window_start(mark, options.lookback), end)
         window = tables[check.table]
-        narrowed.append(windowed(check, window, sandbox.dialect))
+        one = windowed(check, window, sandbox.dialect)
+        if one is not check and check.kind == "unique":  # a probe per new key where an index answers it
+            if check.table not in prefixes:
+                prefixes[check.table] = index_prefixes(sandbox, check.table)
+            one.indexed = covered(prefixes[check.table], check.key_columns)  # type: ignore[attr-defined]
+        narrowed.append(one)
         windows[check.name] = window
     return narrowed, windows

@@ -71,6 +71,8 @@ class Unique(Check):
     #: on a windowed run, the rows before the window (the check's own ``where`` included): the window's keys
     #: are looked up among them; None: the whole table is judged
     older: exp.Expr | None = None
+    #: on a windowed run, the key leads an index (from the catalogue): PostgreSQL then probes it once per new key
+    indexed: bool | None = None
 
     @property
     def key_columns(self) -> list[str]:
@@ -135,8 +137,12 @@ class Unique(Check):
         older = (exp.select(exp.Literal.number(1), copy=False)
                  .from_(sqlbuild.table(self.table or "", alias="wd_old"), copy=False)
                  .where(sqlbuild.and_all(same, self.older.copy() if self.older is not None else None), copy=False))
-        repeated = exp.or_(exp.GT(this=exp.column("n"), expression=exp.Literal.number(1)),
-                           exp.Exists(this=older), copy=False)
+        found: exp.Expr = exp.Exists(this=older)
+        if dialect == "postgres" and self.indexed:
+            # PostgreSQL answers an EXISTS under OR with one hash of every older row; a scalar subquery is
+            # probed per key instead, through the index
+            found = exp.Not(this=exp.Is(this=older.limit(1, copy=False).subquery(copy=False), expression=exp.Null()))
+        repeated = exp.or_(exp.GT(this=exp.column("n"), expression=exp.Literal.number(1)), found, copy=False)
         names = [exp.column(f"k{i}") for i in range(len(keys))] if with_keys else []
         return (exp.select(*names, exp.column("n"), copy=False)
                 .from_(inner.subquery("wd_new", copy=False), copy=False).where(repeated, copy=False))
