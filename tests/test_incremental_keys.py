@@ -3,6 +3,7 @@ children against the whole parent, both through the key's index; ``row_count: {w
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -128,3 +129,28 @@ def test_windowed_keys_are_probed_through_the_index(make_database, tmp_path: Pat
         plan = "\n".join(r[0] for r in db.engine.connect().exec_driver_sql("EXPLAIN " + sql))
         assert "Seq Scan on ev wd_old" not in plan and "Seq Scan on parents" not in plan, plan
         assert "Index" in plan, plan
+
+
+@pytest.mark.parametrize("kind", ENGINES)
+def test_check_config_warns_about_lookups_no_index_serves(kind: str, make_database, run_cli, tmp_path: Path) -> None:
+    db: TestDatabase = make_database(kind)
+    q = db.quote
+    pk = "INTEGER PRIMARY KEY" if kind == "sqlite" else "INT PRIMARY KEY"
+    db.run(f"CREATE TABLE {q('parents')} ({q('id')} INT, {q('code')} INT)",
+           f"CREATE TABLE {q('ev')} ({q('id')} {pk}, {q('ref')} INT, {q('parent_id')} INT, {q('seq')} INT)",
+           f"CREATE INDEX {q('parents_code')} ON {q('parents')} ({q('code')})")
+    (tmp_path / "ev.yaml").write_text(
+        "tables:\n  ev:\n    incremental: {column: seq}\n    checks:\n      - unique: id\n      - unique: ref\n"
+        "      - foreign_key: {column: parent_id, references: parents.id}\n"
+        "      - foreign_key: {column: ref, references: parents.code}\n")
+    (tmp_path / "watchdog.yaml").write_text(
+        f'databases:\n  main: {{url: "{db.url}"}}\naudits:\n  ev:\n    database: main\n    checks: [ev.yaml]\n'
+        "    deliver:\n      - file: {dir: reports}\n")
+    done = run_cli("check-config", "--config", str(tmp_path / "watchdog.yaml"))
+    assert done.returncode == 0, done.stderr
+    warned = sorted(re.findall(r"database main: (\S+): no index", done.stderr))
+    # ev.id (the primary key) and parents.code are indexed; the high-water column, ev.ref and parents.id are not
+    assert warned == ["ev.ref", "ev.seq", "parents.id"], done.stderr
+    db.run(f"CREATE INDEX {q('ev_seq')} ON {q('ev')} ({q('seq')})")
+    again = run_cli("check-config", "--config", str(tmp_path / "watchdog.yaml"))
+    assert "ev.seq" not in again.stderr and "ev.ref" in again.stderr
