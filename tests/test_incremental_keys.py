@@ -154,3 +154,39 @@ def test_check_config_warns_about_lookups_no_index_serves(kind: str, make_databa
     db.run(f"CREATE INDEX {q('ev_seq')} ON {q('ev')} ({q('seq')})")
     again = run_cli("check-config", "--config", str(tmp_path / "watchdog.yaml"))
     assert "ev.seq" not in again.stderr and "ev.ref" in again.stderr
+
+
+def test_windows_are_compared_with_windows(make_database, tmp_path: Path) -> None:
+    """Trends and the run-history anomaly of a windowed check compare a run's window only with earlier windows,
+    never with a first or full run's figure over every row."""
+    from watchdog.run.audit import execute_audit
+    from watchdog.settings import load_settings
+
+    db: TestDatabase = make_database("sqlite")
+    db.create_table("ev", {"id": "int", "email": "text"}, [(i, None if i <= 5 else "x") for i in range(1, 101)])
+    (tmp_path / "ev.yaml").write_text(
+        "tables:\n  ev:\n    incremental: {column: id}\n    checks:\n      - not_null: email\n"
+        "      - row_count: {window: true, anomaly: {min_training: 1}}\n")
+    (tmp_path / "watchdog.yaml").write_text(
+        f'state_dir: state\ndatabases:\n  main: {{url: "{db.url}"}}\nhistory: {{url: "sqlite:///{tmp_path}/h.db"}}\n'
+        "audits:\n  ev:\n    database: main\n    checks: [ev.yaml]\n    diagnose: false\n"
+        "    deliver:\n      - file: {dir: reports}\n")
+    settings = load_settings(tmp_path / "watchdog.yaml")
+
+    def found(run, check: str):
+        return next(f for f in run.scan.doc.findings if f.check == check)
+
+    first = execute_audit(settings, "ev")  # every row: 5 of 100 lack an email; 100 rows
+    assert (found(first, "not_null").failing, found(first, "row_count").observed) == (5, 100)
+    db.insert("ev", ["id", "email"], [(i, None if i <= 108 else "x") for i in range(101, 111)])
+    second = execute_audit(settings, "ev")  # window id >= 100: 11 rows, 8 without an email
+    assert (found(second, "not_null").failing, found(second, "row_count").observed) == (8, 11)
+    assert second.trends["ev.email.not_null"] == "unchanged"  # 8 of a window is not "worse" than 5 of every row
+    # no earlier window yet: the 100 of the first run is not training for the window's count
+    assert found(second, "row_count").details["anomaly"]["training_points"] == 0
+    db.insert("ev", ["id", "email"], [(i, None if i == 111 else "x") for i in range(111, 121)])
+    third = execute_audit(settings, "ev")  # window id >= 110: 11 rows; ids 111 lacks an email (110 has one)
+    assert (found(third, "not_null").failing, found(third, "row_count").observed) == (1, 11)
+    assert third.trends["ev.email.not_null"] == "better"  # a window against a window
+    anomaly = found(third, "row_count").details["anomaly"]
+    assert (anomaly["training_points"], anomaly["expected"], anomaly["anomalous"]) == (1, 11, False)

@@ -205,3 +205,18 @@ def narrow(sandbox: Sandbox, checks: list[Check], marks: dict[str, Any]) -> tupl
         narrowed.append(one)
         windows[check.name] = window
     return narrowed, windows
+
+
+def same_scope(history: dict[str, list[dict[str, Any]]] | None,
+               windows: dict[str, Window]) -> dict[str, list[dict[str, Any]]] | None:
+    """The run history an incremental run's anomaly detection compares with: for each windowed check, only the
+    earlier figures judged the same way (windows with windows; every row with every row)."""
+    if not history or not windows:
+        return history
+    from watchdog.trends import windowed as was_windowed
+
+    kept = dict(history)
+    for name, window in windows.items():
+        if name in kept:
+            kept[name] = [e for e in kept[name] if was_windowed(e.get("finding") or {}) == (window.start is not None)]
+    return kept
