@@ -4,7 +4,8 @@ Measures, interleaved in one run, the time of an incremental audit (the window p
 full one (every row), for the row-level checks alone and with ``unique`` and ``foreign_key``; checks that the
 incremental findings equal a full scan restricted to the new rows (``where: id >= N``, the mark's row
 included; ids are unique, so ``unique`` finds no duplicate either way); and records the plans of the windowed
-``unique`` and ``foreign_key`` statements (each must look the keys up through an index, never scan the old rows). Tables are generated in-database (generate_series on PostgreSQL, a recursive CTE on SQLite).
+``unique`` and ``foreign_key`` statements (each must look the keys up through an index, never scan the old rows).
+Tables are generated in-database (generate_series on PostgreSQL, a recursive CTE on SQLite).
 
     python -m bench.incremental_bench --rows 10000000 --engines postgresql,sqlite
 """
@@ -146,7 +147,7 @@ def plans(url: str, checks: list[Any], marks: dict[str, Any]) -> dict[str, str]:
         narrowed, _ = narrow(box, checks, marks)
         statements = {check.kind: metric.sql for check in narrowed for metric in check.metrics(box.dialect)
                       if isinstance(metric, Standalone)}
-        prefix = "EXPLAIN QUERY PLAN " if box.dialect == "sqlite" else "EXPLAIN "
+        prefix = "EXPLAIN QUERY PLAN " if "sqlite" in box.dialect else "EXPLAIN "
     engine = sa.create_engine(url)  # the sandbox runs reads only: EXPLAIN goes through a plain connection
     with engine.connect() as conn:
         for kind, sql in statements.items():

@@ -25,7 +25,8 @@ def index_prefixes(box: Sandbox, table: str) -> list[tuple[str, ...]] | None:
         where = f"c.relname = {lit(name)} AND " + (f"n.nspname = {lit(schema)}" if schema
                                                   else "pg_catalog.pg_table_is_visible(c.oid)")
         sql = ("SELECT i.indexrelid, a.attname, k.ord FROM pg_catalog.pg_index i "
-               "JOIN pg_catalog.pg_class c ON c.oid = i.indrelid JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "
+               "JOIN pg_catalog.pg_class c ON c.oid = i.indrelid "
+               "JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "
                "CROSS JOIN LATERAL unnest(i.indkey) WITH ORDINALITY AS k(attnum, ord) "
                "JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attnum = k.attnum "
                f"WHERE {where} ORDER BY i.indexrelid, k.ord")

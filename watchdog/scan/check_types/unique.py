@@ -129,10 +129,11 @@ class Unique(Check):
             .group_by(*[k.copy() for k in keys], copy=False)
         )
         compare = exp.EQ if len(keys) == 1 else exp.NullSafeEQ  # compound keys may hold a NULL
+        old, new = "wd_old", "wd_new"
         same = sqlbuild.and_all(
-            *[compare(this=self.exact_column(c, dialect, "wd_old"), expression=sqlbuild.column(f"k{i}", "wd_new"))
+            *[compare(this=self.exact_column(c, dialect, old), expression=sqlbuild.column(f"k{i}", new))
               for i, c in enumerate(self.key_columns)],
-            *[compare(this=sqlbuild.column(self.key_columns[i], "wd_old"), expression=sqlbuild.column(f"r{i}", "wd_new"))
+            *[compare(this=sqlbuild.column(self.key_columns[i], old), expression=sqlbuild.column(f"r{i}", new))
               for i in cast])
         older = (exp.select(exp.Literal.number(1), copy=False)
                  .from_(sqlbuild.table(self.table or "", alias="wd_old"), copy=False)
