@@ -12,7 +12,7 @@ import pytest
 from tests.dbs import TestDatabase
 from watchdog.sandbox import Sandbox
 from watchdog.scan.incremental import narrow
-from watchdog.scan.scanner import scan
+from watchdog.scan.scanner import scan, with_column_types
 from watchdog.scan.suites import load_suites
 
 T0 = datetime(2026, 1, 1)
@@ -113,22 +113,39 @@ def test_index_prefixes_from_the_catalogue(kind: str, make_database) -> None:
     assert covered(found, ["b"]) is False and covered(found, ["c"]) is False
 
 
-def test_windowed_keys_are_probed_through_the_index(make_database, tmp_path: Path) -> None:
-    """PostgreSQL: the window's keys are looked up in the older rows by index, never by a scan of them."""
-    db: TestDatabase = make_database("postgresql")
-    db.run('CREATE TABLE parents (id int PRIMARY KEY)', 'INSERT INTO parents SELECT generate_series(1, 50000)',
-           'CREATE TABLE ev (id int PRIMARY KEY, parent_id int, seq int)',
-           'INSERT INTO ev SELECT i, i, i FROM generate_series(1, 50000) AS i', 'CREATE INDEX ev_seq ON ev (seq)',
-           'ANALYZE parents', 'ANALYZE ev')
+@pytest.mark.parametrize("kind", ["postgresql", "mariadb", "sqlite"])
+def test_windowed_keys_are_probed_through_the_index(kind: str, make_database, tmp_path: Path) -> None:
+    """The window's keys are looked up in the older rows (and the parent) by index, never by a scan of them."""
+    db: TestDatabase = make_database(kind)
+    q = db.quote
+    pk = "INTEGER PRIMARY KEY" if kind == "sqlite" else "INT PRIMARY KEY"
+    db.run(f"CREATE TABLE {q('parents')} ({q('id')} {pk})",
+           f"CREATE TABLE {q('ev')} ({q('id')} {pk}, {q('parent_id')} INT, {q('seq')} INT)",
+           f"CREATE INDEX {q('ev_seq')} ON {q('ev')} ({q('seq')})")
+    db.insert("parents", ["id"], [(i,) for i in range(1, 20001)])
+    db.insert("ev", ["id", "parent_id", "seq"], [(i, i, i) for i in range(1, 20001)])
+    db.run(*(["ANALYZE parents", "ANALYZE ev"] if kind == "postgresql" else
+             ["ANALYZE TABLE parents, ev"] if kind == "mariadb" else ["ANALYZE"]))
     checks = checks_of(tmp_path, "tables:\n  ev:\n    incremental: {column: seq}\n    checks:\n      - unique: id\n"
                                  "      - foreign_key: {column: parent_id, references: parents.id}\n")
     with Sandbox(db.url) as sandbox:
-        narrowed, _ = narrow(sandbox, checks, {"ev": 49990})
-        statements = [m.sql for c in narrowed for m in c.metrics("postgres") if hasattr(m, "sql") and m.rows == 1]
-    for sql in statements:
-        plan = "\n".join(r[0] for r in db.engine.connect().exec_driver_sql("EXPLAIN " + sql))
-        assert "Seq Scan on ev wd_old" not in plan and "Seq Scan on parents" not in plan, plan
-        assert "Index" in plan, plan
+        narrowed, _ = narrow(sandbox, checks, {"ev": 19990})
+        narrowed = with_column_types(sandbox, narrowed)  # as the scanner does (how keys compare)
+        statements = [m.sql for c in narrowed for m in c.metrics(sandbox.dialect) if hasattr(m, "sql") and m.rows == 1]
+    assert len(statements) == 2
+    with db.engine.connect() as conn:
+        for sql in statements:
+            if kind == "postgresql":
+                plan = "\n".join(r[0] for r in conn.exec_driver_sql("EXPLAIN " + sql))
+                assert "Seq Scan on ev wd_old" not in plan and "Seq Scan on parents" not in plan, plan
+                assert "Index" in plan, plan
+            elif kind == "sqlite":
+                plan = "\n".join(str(r[-1]) for r in conn.exec_driver_sql("EXPLAIN QUERY PLAN " + sql))
+                assert "SCAN wd_old" not in plan and "SCAN wd_parent" not in plan, plan
+            else:  # MariaDB: the older rows and the parent are reached by key (eq_ref/ref), never ALL or index
+                rows = conn.exec_driver_sql("EXPLAIN " + sql).mappings().all()
+                probes = [r for r in rows if r["table"] in ("wd_old", "wd_parent")]
+                assert probes and all(r["type"] in ("eq_ref", "ref", "unique_subquery") for r in probes), rows
 
 
 @pytest.mark.parametrize("kind", ENGINES)
