@@ -31,6 +31,7 @@ from typing import Any
 
 from sqlglot import exp
 
+from watchdog.errors import SandboxError
 from watchdog.sandbox import Sandbox
 from watchdog.scan import sqlbuild
 from watchdog.scan.check_types import Check
@@ -200,7 +201,10 @@ def narrow(sandbox: Sandbox, checks: list[Check], marks: dict[str, Any]) -> tupl
         one = windowed(check, window, sandbox.dialect)
         if one is not check and check.kind == "unique":  # a probe per new key where an index answers it
             if check.table not in prefixes:
-                prefixes[check.table] = index_prefixes(sandbox, check.table)
+                try:
+                    prefixes[check.table] = index_prefixes(sandbox, check.table)
+                except SandboxError:  # the catalogue unreadable: let the database plan the lookup itself
+                    prefixes[check.table] = None
             one.indexed = covered(prefixes[check.table], check.key_columns)  # type: ignore[attr-defined]
         narrowed.append(one)
         windows[check.name] = window

@@ -66,7 +66,8 @@ class ForeignKey(Check):
             # numbers have no collation: on MySQL/MariaDB they are compared as numbers (a cast to BINARY would
             # keep the parent's index from answering, and tell 1.0 from 1)
             same = exp.EQ(this=parent_col, expression=child_col.copy()) if dialect == "mysql" else exp.EQ(
-                this=sqlbuild.exact(parent_col, dialect, kind), expression=sqlbuild.exact(child_col.copy(), dialect, kind))
+                this=sqlbuild.exact(parent_col, dialect, kind),
+                expression=sqlbuild.exact(child_col.copy(), dialect, kind))
             parent = (
                 exp.select(exp.Literal.number(1), copy=False)
                 .from_(sqlbuild.table(ref_table, alias=PARENT), copy=False)
