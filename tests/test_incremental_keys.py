@@ -171,6 +171,10 @@ def test_check_config_warns_about_lookups_no_index_serves(kind: str, make_databa
     db.run(f"CREATE INDEX {q('ev_seq')} ON {q('ev')} ({q('seq')})")
     again = run_cli("check-config", "--config", str(tmp_path / "watchdog.yaml"))
     assert "ev.seq" not in again.stderr and "ev.ref" in again.stderr
+    if kind == "sqlite":  # window: true on a table that is not incremental
+        (tmp_path / "plain.yaml").write_text("tables:\n  parents:\n    - row_count: {window: true, min: 1}\n")
+        plain = run_cli("check-config", "--checks", str(tmp_path / "plain.yaml"))
+        assert plain.returncode == 0 and "plain.yaml:3: parents.row_count: `window: true`" in plain.stderr, plain.stderr
 
 
 def test_windows_are_compared_with_windows(make_database, tmp_path: Path) -> None:

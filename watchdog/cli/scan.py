@@ -260,6 +260,7 @@ def check_config(config_path: Path | None, checks: tuple[str, ...], allow_empty:
         watchdog check-config --checks checks/shop.yaml
         watchdog check-config --config config/watchdog.yaml --checks checks/extra.yaml
     """
+    from watchdog.scan.index_lint import window_warnings
     from watchdog.scan.suites import Suite, SuiteError, load_suites
     from watchdog.scan.where_lint import portability_warnings
 
@@ -286,7 +287,7 @@ def check_config(config_path: Path | None, checks: tuple[str, ...], allow_empty:
             by_database.setdefault(list(settings.audits.values())[index].database, []).extend(loaded)
     if problems:
         raise ConfigError(f"{len(problems)} problem(s) in check suites:" + "".join(f"\n  {p}" for p in problems))
-    warnings = [w for suite in suites.values() for w in portability_warnings(suite)]
+    warnings = [w for suite in suites.values() for w in [*portability_warnings(suite), *window_warnings(suite)]]
     if settings is not None:
         warnings += _index_warnings(settings, by_database)
     count = sum(len(suite.checks) for suite in suites.values())

@@ -51,3 +51,12 @@ def index_warnings(box: Sandbox, suites: Iterable[Suite]) -> list[str]:
             warnings.append(f"{table}.{'+'.join(columns)}: no index starts with it; it is {why}, so each "
                             f"incremental run reads the whole table for it (create an index on it)")
     return warnings
+
+
+def window_warnings(suite: Suite) -> list[str]:
+    """``row_count: {window: true}`` on a table that is not incremental counts every row: say so."""
+    return [f"{suite.path}:{check.line}: {check.name}: `window: true` counts the new rows of an incremental table, "
+            f"but {check.table} has no `incremental` option, so it counts every row"
+            for check in suite.checks
+            if check.kind == "row_count" and getattr(check.options, "window", False)
+            and check.table_options.get("incremental") is None]
