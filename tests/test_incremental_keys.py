@@ -231,3 +231,23 @@ def test_incremental_window_on_spark(spark_admin_url: str, tmp_path: Path) -> No
     assert (doc.findings[0].failing, doc.findings[0].total) == (5, 7)  # as on the other four engines
     assert doc.findings[1].observed == 7
     assert (doc.findings[2].failing, doc.findings[2].total) == (1, 7)  # the window's one row without an id
+
+
+@pytest.mark.parametrize("kind", ENGINES)
+def test_an_indexed_high_water_column_without_nulls_is_a_plain_range(kind: str, make_database, tmp_path: Path) -> None:
+    db: TestDatabase = make_database(kind)
+    db.create_table("ev", {"id": "int", "email": "text", "seq": "int"}, [(i, None, i) for i in range(1, 11)])
+    db.run(f"CREATE INDEX {db.quote('ev_seq')} ON {db.quote('ev')} ({db.quote('seq')})")
+    checks = checks_of(tmp_path, "tables:\n  ev:\n    incremental: {column: seq}\n    checks:\n"
+                                 "      - not_null: email\n")
+    with Sandbox(db.url) as sandbox:
+        narrowed, windows = narrow(sandbox, checks, {"ev": 8})
+        doc = scan(sandbox, narrowed)
+    assert windows["ev.email.not_null"].nulls is False and "NULL" not in narrowed[0].options.where.upper()
+    assert (doc.findings[0].failing, doc.findings[0].total) == (3, 3)  # seq 8, 9, 10
+    db.insert("ev", ["id", "email", "seq"], [(11, None, None)])  # a row without a high-water value appears
+    with Sandbox(db.url) as sandbox:
+        narrowed, windows = narrow(sandbox, checks, {"ev": 8})
+        doc = scan(sandbox, narrowed)
+    assert windows["ev.email.not_null"].nulls is True
+    assert (doc.findings[0].failing, doc.findings[0].total) == (4, 4)  # and it is judged

@@ -85,6 +85,9 @@ class Window:
     column: str
     start: Any
     end: Any
+    #: the table may hold rows whose high-water column is NULL (False: an indexed probe found none, so the
+    #: window is a plain range, which the column's index answers on its own)
+    nulls: bool = True
 
     def to_json(self) -> dict[str, Any]:
         return {"column": self.column, "from": _text(self.start), "to": _text(self.end)}
@@ -129,6 +132,13 @@ def window_start(mark: Any, lookback: float) -> Any:
     raise ValueError(f"unsupported high-water value {mark!r}: use an integer, date or timestamp column")
 
 
+def has_nulls(sandbox: Sandbox, table: str, column: str) -> bool:
+    """Whether some row's high-water column is NULL (one ``LIMIT 1`` probe, which the column's index answers)."""
+    query = (exp.select(exp.Literal.number(1)).from_(sqlbuild.table(table))
+             .where(exp.Is(this=sqlbuild.column(column), expression=exp.Null())).limit(1))
+    return bool(sandbox.query(query.sql(dialect=sandbox.dialect)).rows)
+
+
 def high_water(sandbox: Sandbox, table: str, column: str) -> Any:
     """The largest value of the high-water column (one aggregate read, index-backed where the column is)."""
     query = exp.select(exp.Max(this=sqlbuild.column(column))).from_(sqlbuild.table(table))
@@ -139,6 +149,8 @@ def condition(window: Window, dialect: str) -> exp.Expr | None:
     """``(column >= start OR column IS NULL)``; None for a window over every row."""
     if window.start is None:
         return None
+    if not window.nulls:
+        return exp.GTE(this=sqlbuild.column(window.column), expression=_start(window, dialect))
     return exp.paren(exp.or_(exp.GTE(this=sqlbuild.column(window.column), expression=_start(window, dialect)),
                              exp.Is(this=sqlbuild.column(window.column), expression=exp.Null()), copy=False),
                      copy=False)
@@ -196,19 +208,32 @@ def narrow(sandbox: Sandbox, checks: list[Check], marks: dict[str, Any]) -> tupl
             mark = marks.get(check.table)
             if moved_backwards(mark, end):  # the rows below the old mark may be new: judge every row again
                 mark = None
-            tables[check.table] = Window(options.column, window_start(mark, options.lookback), end)
+            start = window_start(mark, options.lookback)
+            nulls = True
+            if start is not None and covered(_prefixes(sandbox, check.table, prefixes), [options.column]):
+                # no NULL-marked row (the index says so at once): the window is a plain range that the index
+                # answers, where `column >= start OR column IS NULL` leads planners to read the whole table
+                nulls = has_nulls(sandbox, check.table, options.column)
+            tables[check.table] = Window(options.column, start, end, nulls)
         window = tables[check.table]
         one = windowed(check, window, sandbox.dialect)
         if one is not check and check.kind == "unique":  # a probe per new key where an index answers it
-            if check.table not in prefixes:
-                try:
-                    prefixes[check.table] = index_prefixes(sandbox, check.table)
-                except SandboxError:  # the catalogue unreadable: let the database plan the lookup itself
-                    prefixes[check.table] = None
-            one.indexed = covered(prefixes[check.table], check.key_columns)  # type: ignore[attr-defined]
+            one.indexed = covered(_prefixes(sandbox, check.table, prefixes),  # type: ignore[attr-defined]
+                                  check.key_columns)  # type: ignore[attr-defined]
         narrowed.append(one)
         windows[check.name] = window
     return narrowed, windows
+
+
+def _prefixes(sandbox: Sandbox, table: str, known: dict[str, list[tuple[str, ...]] | None]
+              ) -> list[tuple[str, ...]] | None:
+    """The table's index prefixes, read once per run (None: unknown, or the catalogue unreadable)."""
+    if table not in known:
+        try:
+            known[table] = index_prefixes(sandbox, table)
+        except SandboxError:  # the catalogue unreadable: the database plans the lookups itself
+            known[table] = None
+    return known[table]
 
 
 def same_scope(history: dict[str, list[dict[str, Any]]] | None,
