@@ -114,7 +114,9 @@ def timed(url: str, checks: list[Any], marks: dict[str, Any] | None) -> tuple[fl
     return took, {f.check: (f.status, f.failing, f.total) for f in doc.findings}
 
 
-def bench_engine(engine: str, url: str, n: int, new: int, tmp: Path, reps: int) -> dict[str, Any]:
+def bench_engine(engine: str, url: str, n: int, new: int, tmp: Path, reps: int,
+                 save: Any = None) -> dict[str, Any]:
+    """One engine's ratios; ``save()`` writes the results so far after each suite (a long run keeps them)."""
     with Sandbox(url) as box:  # the mark a previous run recorded: the largest created_at before the append
         mark = box.query(f"SELECT MAX(created_at) FROM events WHERE id <= {n}").scalar()
     marks = {"events": mark}
@@ -136,6 +138,8 @@ def bench_engine(engine: str, url: str, n: int, new: int, tmp: Path, reps: int) 
                       "full_restricted_to_new_rows": {k: list(v) for k, v in expected.items()},
                       "row_level_findings_equal": same}
         print(engine, label, out[label]["ratio"], "same" if same else "DIFFERENT", flush=True)
+        if save is not None:
+            save(out)
     out["plans"] = plans(url, suite(tmp, "keyed", KEYED), marks)
     return out
 
@@ -162,6 +166,8 @@ def main() -> None:
     parser.add_argument("--engines", default="postgresql,sqlite")
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--out", default="bench/results/incremental-10m.json")
+    parser.add_argument("--reuse", action="store_true",
+                        help="PostgreSQL: measure the incr_bench database a previous run of the same --rows loaded")
     args = parser.parse_args()
     new = args.rows // 100
     results: dict[str, Any] = {"bench": "incremental", "at": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -170,9 +176,16 @@ def main() -> None:
         tmp = Path(folder)
         for engine in args.engines.split(","):
             started = time.perf_counter()
-            url = load_postgres(args.rows, new) if engine == "postgresql" else load_sqlite(args.rows, new, tmp)
+            if engine == "postgresql" and args.reuse:
+                url = PG_ADMIN.rsplit("/", 1)[0] + "/incr_bench"
+            else:
+                url = load_postgres(args.rows, new) if engine == "postgresql" else load_sqlite(args.rows, new, tmp)
             print(engine, "loaded in", round(time.perf_counter() - started, 1), "s", flush=True)
-            results["engines"].append(bench_engine(engine, url, args.rows, new, tmp, args.reps))
+            def save(partial: dict[str, Any]) -> None:
+                so_far = {**results, "engines": [*results["engines"], partial], "machine_after": machine()}
+                Path(args.out).write_text(json.dumps(so_far, indent=2, default=str) + "\n")
+
+            results["engines"].append(bench_engine(engine, url, args.rows, new, tmp, args.reps, save))
     results["machine_after"] = machine()
     Path(args.out).write_text(json.dumps(results, indent=2, default=str) + "\n")
     if "postgresql" in args.engines:

@@ -120,12 +120,21 @@ class Unique(Check):
         keys = self._keys(dialect)
         plain = [sqlbuild.column(c) for c in self.key_columns]
         cast = [i for i, (k, c) in enumerate(zip(keys, plain, strict=True)) if k != c]
+        rows: exp.Expr = sqlbuild.table(self.table or "")
+        window_rows = None
+        if "sqlite" in dialect:
+            # SQLite would group in the key's own order (the rowid's) by reading the whole table: the window's
+            # keys are first taken through the high-water column's index, into a materialized CTE
+            window_rows = (exp.select(*[p.copy() for p in plain], copy=False).from_(rows, copy=False)
+                           .where(sqlbuild.and_all(self._not_all_null(), self.filter(dialect)), copy=False))
+            rows = exp.to_table("wd_window")
         inner = (
             exp.select(*[exp.alias_(k, f"k{i}", copy=False) for i, k in enumerate(keys)],
                        *[exp.alias_(exp.Min(this=plain[i].copy()), f"r{i}", copy=False) for i in cast],
                        exp.alias_(sqlbuild.count_star(), "n", quoted=False, copy=False), copy=False)
-            .from_(sqlbuild.table(self.table or ""), copy=False)
-            .where(sqlbuild.and_all(self._not_all_null(), self.filter(dialect)), copy=False)
+            .from_(rows, copy=False)
+            .where(None if window_rows is not None else sqlbuild.and_all(self._not_all_null(), self.filter(dialect)),
+                   copy=False)
             .group_by(*[k.copy() for k in keys], copy=False)
         )
         compare = exp.EQ if len(keys) == 1 else exp.NullSafeEQ  # compound keys may hold a NULL
@@ -145,8 +154,11 @@ class Unique(Check):
             found = exp.Not(this=exp.Is(this=older.limit(1, copy=False).subquery(copy=False), expression=exp.Null()))
         repeated = exp.or_(exp.GT(this=exp.column("n"), expression=exp.Literal.number(1)), found, copy=False)
         names = [exp.column(f"k{i}") for i in range(len(keys))] if with_keys else []
-        return (exp.select(*names, exp.column("n"), copy=False)
-                .from_(inner.subquery("wd_new", copy=False), copy=False).where(repeated, copy=False))
+        groups = (exp.select(*names, exp.column("n"), copy=False)
+                  .from_(inner.subquery("wd_new", copy=False), copy=False).where(repeated, copy=False))
+        if window_rows is not None:
+            groups = groups.with_("wd_window", as_=window_rows, materialized=True, copy=False)
+        return groups
 
     def _groups_query(self, dialect: str) -> Standalone:
         outer = exp.select(
