@@ -254,13 +254,15 @@ def _statement(sql: str | None, sql_file: TextIO | None) -> str:
               "tables (a URL or a database name from the config), reporting a glob that matches no column as "
               "`scan` would; only the catalogue is read.")
 def check_config(config_path: Path | None, checks: tuple[str, ...], allow_empty: bool, db: str | None) -> None:
-    """Validate the configuration and every check suite, without touching a database (unless --db).
+    """Validate the configuration and every check suite, without reading any table.
 
     With --checks and no --config, only the suites given are validated. The suites of one audit (and the
     --checks suites) are read together, as a scan reads them: a check name used twice, or no check at
     all, is an error as it is for `scan`. Warnings (printed, exit 0)
-    point at `where:` conditions that would read differently on MySQL/MariaDB. Column globs are
-    expanded against the tables of --db when it is given (else a warning says they were not).
+    point at `where:` conditions that would read differently on MySQL/MariaDB, and, for the incremental tables
+    of a configured audit, at a high-water column, a `unique` key or a `foreign_key` parent key that no index
+    serves (the only thing read from a database: its catalogue of indexes). Column globs are expanded against
+    the tables of --db when it is given (its catalogue read; else a warning says they were not).
 
     \b
     Example:
@@ -269,6 +271,7 @@ def check_config(config_path: Path | None, checks: tuple[str, ...], allow_empty:
         watchdog check-config --config config/watchdog.yaml --checks checks/extra.yaml
         watchdog check-config --checks checks/shop.yaml --db sqlite:///shop.db
     """
+    from watchdog.scan.index_lint import window_warnings
     from watchdog.scan.selection import select_checks
     from watchdog.scan.suites import Suite, SuiteError, load_suites
     from watchdog.scan.where_lint import portability_warnings
@@ -286,6 +289,7 @@ def check_config(config_path: Path | None, checks: tuple[str, ...], allow_empty:
         groups.append((checks, allow_empty, None))
     problems: dict[str, None] = {}  # a suite shared by two audits is reported once
     suites: dict[Path, Suite] = {}
+    by_database: dict[str, list[Suite]] = {}
     for paths, allowed, audit_name in groups:
         try:
             loaded = load_suites(paths, allow_empty=allowed)
@@ -296,9 +300,13 @@ def check_config(config_path: Path | None, checks: tuple[str, ...], allow_empty:
             continue
         suites.update((suite.path.resolve(), suite) for suite in loaded)
         problems.update(dict.fromkeys(_glob_problems(loaded, db, config_path)))
+        if audit_name is not None and settings is not None:
+            by_database.setdefault(settings.audits[audit_name].database, []).extend(loaded)
     if problems:
         raise ConfigError(f"{len(problems)} problem(s) in check suites:" + "".join(f"\n  {p}" for p in problems))
-    warnings = [w for suite in suites.values() for w in portability_warnings(suite)]
+    warnings = [w for suite in suites.values() for w in [*portability_warnings(suite), *window_warnings(suite)]]
+    if settings is not None:
+        warnings += _index_warnings(settings, by_database)
     globs = [c for suite in suites.values() for c in suite.checks if c.column_glob]
     if globs and db is None:
         warnings.append(f"{len(globs)} check(s) use column globs (the first at {globs[0].source}:{globs[0].line}); "
@@ -324,6 +332,23 @@ def _glob_problems(suites: list[Any], db: str | None, config_path: Path | None) 
 
     with Sandbox.for_database(resolve_db(db, config_path)) as box:
         return list(expand_for(box, checks)[1].values())
+
+
+def _index_warnings(settings: Any, by_database: dict[str, list[Any]]) -> list[str]:
+    """check-config's index warnings for each database whose audits have incremental tables."""
+    from watchdog.sandbox import Sandbox
+    from watchdog.scan.index_lint import index_warnings
+
+    warnings: list[str] = []
+    for name, suites in by_database.items():
+        if not any(c.table_options.get("incremental") for s in suites for c in s.checks):
+            continue
+        try:
+            with Sandbox.for_database(settings.database(name)) as box:
+                warnings += [f"database {name}: {w}" for w in index_warnings(box, suites)]
+        except Exception as exc:  # noqa: BLE001 (unreachable database: the configuration itself is still valid)
+            warnings.append(f"database {name}: could not read its indexes ({str(exc).splitlines()[0][:200]})")
+    return warnings
 
 
 @cli.command(context_settings=CONTEXT)
