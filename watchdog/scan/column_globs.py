@@ -64,7 +64,7 @@ def per_column(options: dict[str, Any], takes_lists: bool) -> list[dict[str, Any
     column = options.get("column")
     if not is_glob(column) and not (isinstance(column, list) and not takes_lists):
         return [options]
-    names = column if isinstance(column, list) else [column]
+    names: list[str] = column if isinstance(column, list) else [str(column)]
     if not names or not all(isinstance(n, str) and n for n in names):
         raise ColumnsProblem("expected column names or globs, e.g. `column: [a, b]` or `column: 'code_*'`", "column")
     if len(set(names)) != len(names):

@@ -198,7 +198,7 @@ def statement(table: str, metrics: list[GroupedCount], dialect: str, limit: int 
     # only the groups over a threshold (and the one kept row) are ranked: the sort is as small as they are few
     kept = (exp.select(exp.Star(), copy=False).from_(summed.subquery("wd_summed", copy=False), copy=False)
             .where(exp.or_(*breaching, copy=False), copy=False))
-    order_keys = [_col(f"wd_o{i}") for i in range(n)]
+    order_keys: list[exp.Expr] = [_col(f"wd_o{i}") for i in range(n)]
     ranks: list[exp.Expr] = [exp.Star()]
     for j in range(len(metrics)):
         f, t, lvl = _col(f"wd_f{j}"), _col(f"wd_t{j}"), _col(f"wd_l{j}")

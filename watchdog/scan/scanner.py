@@ -226,7 +226,8 @@ def _run_grouped(sandbox: Sandbox, statement: Statement, measured: _Measured) ->
             _run_grouped(sandbox, Statement(grouped.statement(statement.table or "", [one], sandbox.dialect), [one],
                                             statement.table), measured)
     else:
-        measured.values.update(grouped.read(counts, result.columns, result.rows))
+        for metric, value in grouped.read(counts, result.columns, result.rows).items():
+            measured.values[metric] = value
 
 
 def _read_columns(sandbox: Sandbox, metric: Columns, measured: _Measured) -> None:

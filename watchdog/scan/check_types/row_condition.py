@@ -94,7 +94,7 @@ class RowConditionCheck(Check):
                      exp.alias_(total.copy(), "total_rows", copy=False)]
         else:
             cols = [exp.alias_(k.copy(), f"wd_k{i}", copy=False) for i, k in enumerate(metric.exact_keys)]
-        grouping = [sqlbuild.column(g) for g in self.group_by]
+        grouping: list[exp.Expr] = [sqlbuild.column(g) for g in self.group_by]
         grouping += [k.copy() for k, g in zip(metric.exact_keys, grouping, strict=True) if k.sql() != g.sql()]
         query = (exp.select(*cols, copy=False).from_(sqlbuild.table(self.table or ""), copy=False)
                  .where(self.filter(dialect), copy=False).group_by(*grouping, copy=False)
