@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from watchdog.defaults import PROFILE_NULL_MARKERS
 from watchdog.profile.candidate_trial import run_candidates
 from watchdog.profile.fds import KIND as FD
 from watchdog.profile.fds import fd_candidates, settle
@@ -34,13 +35,17 @@ class Suggestion:
 
 
 def profile_database(box: Sandbox, tables: list[str] | None = None,
-                     on_progress: Progress | None = None, *, gate_shapes: bool = True) -> list[TableProfile]:
+                     on_progress: Progress | None = None, *, gate_shapes: bool = True,
+                     null_markers: Iterable[str] | None = None) -> list[TableProfile]:
+    """Profile ``tables`` (default: every base table); text columns are searched for ``null_markers`` (default:
+    ``PROFILE_NULL_MARKERS``), compared exactly."""
+    markers = PROFILE_NULL_MARKERS if null_markers is None else tuple(null_markers)
     infos = read_schema(box, tables)
     out = []
     for i, info in enumerate(infos):
         if on_progress:
             on_progress(i, len(infos), info.name)
-        out.append(profile_table(box, info, gate_shapes=gate_shapes))
+        out.append(profile_table(box, info, gate_shapes=gate_shapes, markers=markers))
     if on_progress:
         on_progress(len(infos), len(infos), "done")
     return out
