@@ -29,6 +29,8 @@ class ColumnProfile:
     nullable: bool
     nulls: int = 0
     null_rate: float = 0.0
+    #: rows that are not NULL
+    nonnull: int = 0
     distinct: int | None = None
     #: "exact" (COUNT(DISTINCT)), "estimate" (the database's planner statistics) or None (not measured)
     distinct_method: str | None = None
@@ -218,7 +220,7 @@ def profile_table(box: Sandbox, info: TableInfo, *, top_values: int = PROFILE_TO
 def _column_profile(col: ColumnInfo, v: dict[str, Any], total: int, estimates: dict[str, Any]) -> ColumnProfile:
     nonnull = int(v.get("nonnull") or 0)
     prof = ColumnProfile(col.name, col.type, col.family, col.nullable, nulls=total - nonnull,
-                         null_rate=round((total - nonnull) / total, 6) if total else 0.0,
+                         null_rate=round((total - nonnull) / total, 6) if total else 0.0, nonnull=nonnull,
                          min=v.get("min"), max=v.get("max"), min_length=_int(v.get("min_length")),
                          max_length=_int(v.get("max_length")))
     if "distinct" in v:
