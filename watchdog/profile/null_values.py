@@ -4,8 +4,9 @@ Which values found in a text column are missing values written as text, and whic
 
 * **Blanks** ('' or only spaces) are always missing values: text with nothing in it says nothing. ``''`` is
   listed; ``trim_blanks: true`` too when some blanks are spaces rather than ''.
-* A table whose columns are all text (but its key), as a CSV load leaves it, gets ``''`` even with no blank today:
-  in such a table an empty cell is how a missing value arrives.
+* A table whose columns are all text (but its key), numbers too (a column of numbers stored as text), as a CSV
+  load leaves it, gets ``''`` even with no blank today: in such a table an empty cell is how a missing value
+  arrives.
 * A **null marker** (a value of the profile's marker list, e.g. ``?`` or ``N/A``) found in a column is a missing
   value when the rest of the column says so: the other values are numbers stored as text (at least
   ``NUMBERS_SHARE`` of them) and the marker is not a number; or the column has many different values (more than
@@ -65,7 +66,9 @@ def _judge(col: ColumnProfile, marker: str) -> str | None:
     if rest <= 0:
         return "the column holds nothing else"
     numbers_rest = (col.numbers or 0) - sum(col.markers[m] for m in col.number_markers)
-    if marker not in col.number_markers and numbers_rest >= NUMBERS_SHARE * rest:
+    if numbers_rest >= NUMBERS_SHARE * rest:  # a column of numbers: a marker that is a number may be one of them
+        if marker in col.number_markers:
+            return None
         return f"it stands among numbers ({_pct(numbers_rest, rest)} of the other values are numbers)"
     if col.distinct is not None and col.distinct > PROFILE_TOP_VALUES and col.top_values is None:
         return f"it repeats where the values vary ({col.distinct:,} different values)"
@@ -102,7 +105,8 @@ def table_setting(profile: TableProfile) -> TableSetting:
     if not texts or not profile.rows:
         return setting
     listed, values, reasons = _sort(texts)
-    loaded_as_text = all(_is_text(c) for c in profile.columns if c.name not in set(profile.primary_key))
+    numbers = [c.name for c in texts if (c.numeric_text or 0) >= NUMBERS_SHARE]
+    loaded_as_text = bool(numbers) and all(_is_text(c) for c in profile.columns if c.name not in profile.primary_key)
     if not listed and not loaded_as_text:
         return setting
     if "" in listed:
@@ -110,8 +114,9 @@ def table_setting(profile: TableProfile) -> TableSetting:
                                 f"({_where(profile, listed[''], lambda c: c.blanks or 0)} of rows): text with "
                                 "nothing in it is a missing value")
     else:
-        setting.evidence.append("every column is text, as a CSV load leaves it: an empty value is how a missing one "
-                                "arrives, so '' is listed though none is found today")
+        setting.evidence.append(f"every column is text, numbers too ({', '.join(numbers[:3])}), as a CSV load leaves "
+                                "it: an empty value is how a missing one arrives, so '' is listed though none is "
+                                "found today")
     setting.evidence += [f"{_quoted(m)} in {_where(profile, columns, lambda c, m=m: c.markers[m])} of rows: a "
                          f"missing value, as {reasons[m]}" for m, columns in listed.items() if m]
     order = ["", *[m for m in profile.null_markers if m in listed and m]]

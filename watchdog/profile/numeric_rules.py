@@ -8,8 +8,8 @@ of number columns are left out or get a floor only:
 
 * codes written with digits (a ZIP code, a phone number, a column named like an identifier: ``id``, ``code``,
   ``number``, ...) get no range: their size means nothing;
-* a column whose values are all different (a row number, a sequence) gets only its floor: its maximum grows
-  with the table.
+* a column of whole numbers that are all different (a row number, a sequence) gets only its floor: its maximum
+  grows with the table.
 
 A column where under 100% are numbers gets the check anyway, and it fails today: it is written commented out with
 its measured failure, as a near shape is.
@@ -63,13 +63,13 @@ def numeric_text_ranges(view: TableProfile, original: TableProfile, setting: Tab
         share = "every one" if numbers == present else pct(numbers / present)
         said = (f"{share} of {n(present)} values {'is a number' if numbers == present else 'are numbers'} "
                 f"stored as text; observed min {low:g}, max {high:g}")
-        sequence = col.distinct_method == "exact" and col.distinct == present
+        sequence = integral and col.distinct_method == "exact" and col.distinct == present
         lo, hi = _widen(low, high, integral)
         if sequence:
             floor = lo
             options = {"column": col.name, "min": floor, "numeric_text": True}
-            said += (f"; all different (a sequence or an identifier: its maximum grows with the table), so only "
-                     f"the floor {n_or(floor)}")
+            said += ("; all different whole numbers (a sequence or an identifier: its maximum grows with the "
+                     f"table), so only the floor {n_or(floor)}")
         else:
             options = {"column": col.name, "min": lo, "max": hi, "numeric_text": True}
             said += f"; bounds {n_or(lo)}..{n_or(hi)} leave {pct(PROFILE_RANGE_HEADROOM)} of the spread as headroom"
