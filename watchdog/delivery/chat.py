@@ -19,9 +19,10 @@ from typing import Any
 from watchdog import __version__ as _version
 from watchdog.delivery.base import DeliveryError, RunPackage, network_reason
 from watchdog.delivery.channels import SLACK_API_URL
+from watchdog.delivery.routing import Select, problem_findings
 from watchdog.findings import FindingsDoc
 from watchdog.redact import redact, register_secret
-from watchdog.report.chat import Select, message, problem_findings
+from watchdog.report.chat import message
 
 
 def fingerprint(kind: str, secret: str) -> str:
@@ -44,14 +45,14 @@ class ChatSender:
     unkeyed = True
 
     def __init__(self, secret: str, *, public_url: str | None, max_checks: int, timeout_s: float,
-                 select: Select | None = None, on: str = "problems", mentions: dict[str, str] | None = None):
+                 select: Select | None = None, mentions: dict[str, str] | None = None):
         register_secret(secret)
         self._secret = secret
         self.public_url = public_url
         self.max_checks = max_checks
         self.timeout_s = timeout_s
+        #: the problem checks the message lists (routing; set per message by the outbox)
         self.select = select or Select()
-        self.on = on
         #: owner -> how this chat names them (a Slack mention ``<@U123>``, a Teams display name)
         self.mentions = mentions or {}
         #: called right before each request that posts the message (the outbox marks the delivery ``posting``)
@@ -67,15 +68,6 @@ class ChatSender:
     def targets(self) -> list[str]:
         return [fingerprint(self.kind, self._secret)]
 
-    def skip_reason(self, package: RunPackage) -> str | None:
-        """Why this destination hears nothing of the run (its selection matched no problem check), or None."""
-        if self.on == "always":
-            return None
-        doc = self._doc(package)
-        if doc.error or problem_findings(doc, package.trends, self.select):
-            return None
-        return f"the selection ({self.select.describe()}) matched no problem check"
-
     def _posting(self) -> None:
         if self.before_post is not None:
             self.before_post()
@@ -85,7 +77,10 @@ class ChatSender:
                        public_url=self.public_url, max_checks=self.max_checks, select=self.select)
 
     def _mentioned(self, package: RunPackage) -> list[str]:
-        """How this chat names the owners of the problem checks the message lists."""
+        """How this chat names the owners of the problem checks the message lists (``group_by: owner``: the
+        group's owner)."""
+        if self.select.group is not None:
+            return [self.mentions[self.select.group]] if self.select.group in self.mentions else []
         owners = [o for f in problem_findings(self._doc(package), package.trends, self.select)[:self.max_checks]
                   for o in f.owners or ()]
         return [self.mentions[o] for o in dict.fromkeys(owners) if o in self.mentions]
