@@ -9,9 +9,9 @@ row of a failing check on that column; a wrong cell is one where dirty != clean.
 wrong cells; precision = wrong cells flagged / cells flagged.
 
 Each dataset is measured twice, interleaved in one run: ``before``, the suite as ``suggest`` wrote it before it
-proposed ``null_values`` and ``numeric_text`` ranges (``suggest_suite(…, text_values=False)``), and ``after``, the
-suite it writes now (table ``null_values`` where blanks or markers call for them, ``range … numeric_text: true``
-on numbers stored as text)::
+proposed ``null_values``, ``numeric_text`` ranges and metrics (``suggest_suite(…, text_values=False)`` without
+``metric``), and ``after``, the suite it writes now (table ``null_values`` where blanks or markers call for them,
+``range … numeric_text: true`` on numbers stored as text, metrics)::
 
     .venv/bin/python -m bench.raha_recall --name raha-recall-after
 """
@@ -29,12 +29,15 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import machine
+from watchdog.profile.rules import KINDS
 from watchdog.profile.suggest import profile_database, suggest_suite
 from watchdog.run.export_failures import ExportRequest
 from watchdog.run.scan_run import run_scan
 from watchdog.sandbox import Sandbox
 
 RESULTS = Path(__file__).parent / "results"
+#: the kinds suggest proposed before ``metric``
+OLD_KINDS = [k for k in KINDS if k != "metric"]
 DATASETS = ("raha_beers", "raha_flights", "raha_hospital", "raha_rayyan", "raha_movies")
 
 
@@ -76,7 +79,8 @@ def measure(name: str, work: Path, text_values: bool) -> dict[str, Any]:
     _load(work / f"{name}-clean.db", columns, clean)
     _load(work / f"{name}-dirty.db", columns, dirty)
     with Sandbox(f"sqlite:///{work / f'{name}-clean.db'}", timeout_s=600) as box:
-        suggestion = suggest_suite(box, profile_database(box, ["t"]), text_values=text_values)
+        suggestion = suggest_suite(box, profile_database(box, ["t"]), text_values=text_values,
+                                   kinds=None if text_values else OLD_KINDS)
     suite = work / f"{name}.yaml"
     suite.write_text(suggestion.text, encoding="utf-8")
     exported = work / f"{name}-failed"

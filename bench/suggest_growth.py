@@ -9,9 +9,9 @@ share of seeds on which the suite failed, the mean number of failing checks, and
 often (by kind too).
 
 Two suites are scanned on the same grown copies: ``before``, as ``suggest`` wrote it before it proposed
-``null_values`` and ``numeric_text`` ranges (``suggest_suite(…, text_values=False)``), and ``after``, as it writes it
-now; ``after_only`` lists the checks only the new suite has (``range … numeric_text: true`` and the checks the
-table's ``null_values`` changed)::
+``null_values``, ``numeric_text`` ranges and metrics (``suggest_suite(…, text_values=False)`` without ``metric``),
+and ``after``, as it writes it now; ``after_only`` lists the checks only the new suite has (``range …
+numeric_text: true``, ``metric`` and the checks the table's ``null_values`` changed)::
 
     .venv/bin/python -m bench.suggest_growth --seeds 20 --name suggest-growth-text-values
 """
@@ -31,12 +31,15 @@ from typing import Any
 from bench.common import machine
 from bench.grow import grow
 from bench.profile_bench import SHARED, load_csv
+from watchdog.profile.rules import KINDS
 from watchdog.profile.suggest import profile_database, suggest_suite
 from watchdog.sandbox import Sandbox
 from watchdog.scan.scanner import scan
 from watchdog.scan.suites import load_suite
 
 RESULTS = Path(__file__).parent / "results"
+#: the kinds suggest proposed before ``metric``
+OLD_KINDS = [k for k in KINDS if k != "metric"]
 DATASETS = ("chinook", "raha_hospital", "raha_flights", "raha_beers")
 
 
@@ -51,7 +54,8 @@ def _database(name: str, work: Path) -> Path:
 
 def _suite(db: Path, path: Path, text_values: bool) -> tuple[str, int]:
     with Sandbox(f"sqlite:///{db}", timeout_s=300) as box:
-        result = suggest_suite(box, profile_database(box), text_values=text_values)
+        result = suggest_suite(box, profile_database(box), text_values=text_values,
+                               kinds=None if text_values else OLD_KINDS)
     path.write_text(result.text, encoding="utf-8")
     return result.text, len(result.commented)
 

@@ -72,6 +72,14 @@ def test_null_values_and_numeric_text_ranges_from_the_data(url: str, tmp_path: P
     assert not any(c.get("not_null") == "amount" for c in checks)  # 12 of 60 missing
     assert "'?' in amount 10.0% of rows: a missing value, as it stands among numbers" in result.text
     assert "'NA' is a value in region (one of few values there)" in result.text
+    # amount: the mean of 1.5 x (1..59 but the multiples of 5) is 45.0; 10% of the spread (8.7) on each side, rounded
+    # outward: 36..54; 12 of 60 rows missing (20%, too many for not_null): null_rate with max 1.5 x 20%. No average of
+    # seq, id or qty (all-different whole numbers) nor of zip (a code)
+    metrics = [c["metric"] for c in checks if "metric" in c]
+    assert metrics == [{"column": "amount", "agg": "avg", "numeric_text": True, "min": 36, "max": 54},
+                       {"column": "amount", "agg": "null_rate", "max": 0.3}]
+    assert "# average 45 today over values 1.5..88.5; bounds 36..54 leave 10% of the spread on each side" in result.text
+    assert not any("metric" in c for c in _entries(result, "plain"))
     raw = yaml.safe_load(result.text)["tables"]["raw"]
     assert raw["null_values"] == [""] and "every column is text, numbers too (b)" in result.text
     assert isinstance(yaml.safe_load(result.text)["tables"]["plain"], list)  # a typed table: no options

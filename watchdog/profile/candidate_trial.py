@@ -36,6 +36,7 @@ def run_candidates(box: Sandbox, candidates: list[Candidate],
     doc = scan(box, checks, sample=0)
     for candidate, finding in zip(ordered, doc.findings, strict=True):
         candidate.status = finding.status
+        candidate.observed = finding.observed
         if finding.failing is not None and finding.total is not None:
             candidate.measured = (int(finding.failing), int(finding.total))
         if finding.status == "error":

@@ -30,7 +30,7 @@ from watchdog.profile.stats import ColumnProfile, TableProfile
 #: a column whose other values are at least this share numbers stored as text is a column of numbers
 NUMBERS_SHARE = 0.9
 #: the check kinds that read null markers (a check's own ``null_values`` replaces the table's)
-MARKED_KINDS = ("not_null", "pattern", "range", "accepted_values")
+MARKED_KINDS = ("not_null", "pattern", "range", "accepted_values", "metric")
 
 
 @dataclass

@@ -28,7 +28,8 @@ from watchdog.profile.stats import ColumnProfile, TableProfile
 CODE_SHAPES = ("zip", "phone")
 
 
-def _code(col: ColumnProfile) -> bool:
+def code_like(col: ColumnProfile) -> bool:
+    """Digits that are a code (a ZIP code, a phone number, an identifier by its name), not a quantity."""
     return (any(col.shapes.get(s, 0.0) >= NEAR_SHAPE for s in CODE_SHAPES)
             or bool(set(_words(col.name).split("_")) & ID_WORDS))
 
@@ -56,7 +57,7 @@ def numeric_text_ranges(view: TableProfile, original: TableProfile, setting: Tab
             continue
         present = view.rows - col.nulls
         numbers = present_numbers(raw, setting.markers_of(col.name))
-        if present < knobs.min_support_rows or numbers < NEAR_SHAPE * present or _code(col):
+        if present < knobs.min_support_rows or numbers < NEAR_SHAPE * present or code_like(col):
             continue
         low, high = float(raw.numeric_min), float(raw.numeric_max)
         integral = low.is_integer() and high.is_integer()

@@ -10,6 +10,7 @@ from watchdog.defaults import PROFILE_NULL_MARKERS
 from watchdog.profile.candidate_trial import run_candidates
 from watchdog.profile.fds import KIND as FD
 from watchdog.profile.fds import fd_candidates, settle
+from watchdog.profile.metric_rules import metric_candidates
 from watchdog.profile.null_values import MARKED_KINDS, TableSetting, table_setting, table_view
 from watchdog.profile.numeric_rules import numeric_text_ranges
 from watchdog.profile.rules import KINDS, KNOBS, Candidate, rules
@@ -69,8 +70,14 @@ def suggest_suite(box: Sandbox, profiles: list[TableProfile], *, strictness: str
         view = views[p.name]
         candidates += [c for c in rules(view, views, strictness) if c.kind in wanted and c.kind != "unique"]
         candidates += [c for c in rules(p, views, strictness) if c.kind in wanted and c.kind == "unique"]
-        if "range" in wanted and text_values:
-            candidates += numeric_text_ranges(view, p, settings[p.name], KNOBS[strictness])
+        if ("range" in wanted or "metric" in wanted) and text_values:
+            ranges = numeric_text_ranges(view, p, settings[p.name], KNOBS[strictness])
+            candidates += ranges if "range" in wanted else []
+        else:
+            ranges = []
+        if "metric" in wanted:
+            ranged = {c.column for c in rules(view, views, strictness) + ranges if c.kind == "range" and c.column}
+            candidates += metric_candidates(view, p, ranged, KNOBS[strictness])
     if FD in wanted:
         candidates += [c for p in profiles for c in fd_candidates(p)]
     notes = list(notes or [])
@@ -78,6 +85,9 @@ def suggest_suite(box: Sandbox, profiles: list[TableProfile], *, strictness: str
     _own_markers(candidates, settings)
     _say_markers(candidates, profiles, views)
     ran = run_candidates(box, candidates, settings)
+    for c in ran:
+        if c.after_run is not None:
+            c.after_run(c)
     kept = []
     tried = [c for c in ran if c.origin == "fd"]
     settled = {id(c) for c in tried if settle(c) is not None}
@@ -126,7 +136,8 @@ def _dedupe(candidates: list[Candidate], notes: list[str]) -> list[Candidate]:
         column = c.options.get("column")
         if c.kind == FD:
             column = [*c.options.get("determinant", []), "->", str(c.options.get("dependent"))]
-        key = (c.table, c.kind, "+".join(column) if isinstance(column, list) else str(column))
+        kind = f"{c.kind}:{c.options.get('agg')}" if c.kind == "metric" else c.kind  # one metric per agg
+        key = (c.table, kind, "+".join(column) if isinstance(column, list) else str(column))
         if key in seen:
             if c.origin == "llm":
                 notes.append(f"LLM proposal {'.'.join(key)} is already suggested from the profile")
