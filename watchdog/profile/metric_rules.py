@@ -8,7 +8,8 @@
   all-different whole numbers (a row number's average grows with the table) nor on codes.
 * **null_rate** on a column with too many missing values for ``not_null`` (over 5% at normal strictness): the
   share of rows that are NULL or one of the table's ``null_values``, with ``max`` 1.5 times today's (as a
-  ``not_null``'s ``max_rate``), when that is under 1.
+  ``not_null``'s ``max_rate``), when that is under 1 and the table has ``min_support_rows`` rows (30 at normal
+  strictness: a rate seen on 8 rows is chance).
 """
 
 from __future__ import annotations
@@ -79,7 +80,7 @@ def metric_candidates(view: TableProfile, original: TableProfile, ranged: set[st
                                      after_run=_set_bounds(low, high)))
         rate = col.nulls / rows
         ceiling = math.ceil(round(rate * 1.5 * 1000, 6)) / 1000
-        if knobs.max_null_rate < rate and ceiling < 1:
+        if knobs.max_null_rate < rate and ceiling < 1 and rows >= knobs.min_support_rows:
             out.append(Candidate(view.name, "metric", {"column": col.name, "agg": "null_rate", "max": ceiling},
                                  f"{n(col.nulls)} of {n(rows)} rows missing (NULL or a null value: "
                                  f"{pct(rate)}); fails above {pct(ceiling)}"))
