@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 import click
 
 from watchdog.cli import console
-from watchdog.cli.app import CONTEXT, GreedyOption, cli, config_option, resolve_db
+from watchdog.cli.app import CONTEXT, GreedyOption, NotADatabase, cli, config_option, resolve_db
 from watchdog.defaults import (
     DEFAULT_EXPORT_LIMIT,
     DEFAULT_MAX_ROWS,
@@ -146,11 +146,17 @@ def _counterparts(config_path: Path | None) -> Any:
 
 def _with_files(db: str | None, files: tuple[str, ...], config_path: Path | None) -> DatabaseConfig:
     """``--db`` (default: DuckDB in memory when files are given) with the ``--file`` tables added."""
+    from watchdog.database import DatabaseConfig
     from watchdog.sandbox.file_tables import IN_MEMORY, FileTableError, is_duckdb_url, parse_spec
 
     if db is None and not files:
         raise click.UsageError("give --db URL|NAME, or --file [NAME=]PATH to check files")
-    database = resolve_db(db or IN_MEMORY, config_path)
+    try:
+        database = resolve_db(db or IN_MEMORY, config_path)
+    except NotADatabase as exc:  # the scan runs, says so once as its error and marks every check not run
+        if files or db is None:
+            raise
+        return DatabaseConfig(url=db, unusable=str(exc))
     if not files:
         return database
     if not is_duckdb_url(database.url):
@@ -258,23 +264,28 @@ def check_config(config_path: Path | None, checks: tuple[str, ...], allow_empty:
         watchdog check-config --checks checks/shop.yaml
         watchdog check-config --config config/watchdog.yaml --checks checks/extra.yaml
     """
+    from watchdog.scan.selection import select_checks
     from watchdog.scan.suites import Suite, SuiteError, load_suites
     from watchdog.scan.where_lint import portability_warnings
 
     settings = None
-    groups: list[tuple[list[Path] | tuple[str, ...], bool]] = []  # suites scanned together, allow_empty
+    # suites scanned together, allow_empty, the audit that selects some of their checks
+    groups: list[tuple[list[Path] | tuple[str, ...], bool, str | None]] = []
     if config_path is not None or not checks:
         from watchdog.settings import load_settings
 
         settings = load_settings(config_path)
-        groups += [([settings.path(p) for p in audit.checks], audit.allow_empty) for audit in settings.audits.values()]
+        groups += [([settings.path(p) for p in audit.checks], audit.allow_empty, name)
+                   for name, audit in settings.audits.items()]
     if checks:
-        groups.append((checks, allow_empty))
+        groups.append((checks, allow_empty, None))
     problems: dict[str, None] = {}  # a suite shared by two audits is reported once
     suites: dict[Path, Suite] = {}
-    for paths, allowed in groups:
+    for paths, allowed, audit_name in groups:
         try:
             loaded = load_suites(paths, allow_empty=allowed)
+            if audit_name is not None and settings is not None:  # the audit's tags/owners select some checks
+                select_checks(loaded, settings.audits[audit_name].selection, allow_empty=allowed, audit=audit_name)
         except SuiteError as exc:
             problems.update(dict.fromkeys(str(p) for p in exc.problems))
             continue
