@@ -251,12 +251,14 @@ def _statement(sql: str | None, sql_file: TextIO | None) -> str:
                    "would read them: only these when --config is not given, else besides the configured audits'.")
 @click.option("--allow-empty", is_flag=True, help="Accept --checks suites that hold no check at all.")
 def check_config(config_path: Path | None, checks: tuple[str, ...], allow_empty: bool) -> None:
-    """Validate the configuration and every check suite, without touching a database.
+    """Validate the configuration and every check suite, without reading any table.
 
     With --checks and no --config, only the suites given are validated. The suites of one audit (and the
     --checks suites) are read together, as a scan reads them: a check name used twice, or no check at
     all, is an error as it is for `scan`. Warnings (printed, exit 0)
-    point at `where:` conditions that would read differently on MySQL/MariaDB.
+    point at `where:` conditions that would read differently on MySQL/MariaDB, and, for the incremental tables
+    of a configured audit, at a high-water column, a `unique` key or a `foreign_key` parent key that no index
+    serves (the only thing read from a database: its catalogue of indexes).
 
     \b
     Example:
@@ -264,6 +266,7 @@ def check_config(config_path: Path | None, checks: tuple[str, ...], allow_empty:
         watchdog check-config --checks checks/shop.yaml
         watchdog check-config --config config/watchdog.yaml --checks checks/extra.yaml
     """
+    from watchdog.scan.index_lint import window_warnings
     from watchdog.scan.selection import select_checks
     from watchdog.scan.suites import Suite, SuiteError, load_suites
     from watchdog.scan.where_lint import portability_warnings
@@ -281,6 +284,7 @@ def check_config(config_path: Path | None, checks: tuple[str, ...], allow_empty:
         groups.append((checks, allow_empty, None))
     problems: dict[str, None] = {}  # a suite shared by two audits is reported once
     suites: dict[Path, Suite] = {}
+    by_database: dict[str, list[Suite]] = {}
     for paths, allowed, audit_name in groups:
         try:
             loaded = load_suites(paths, allow_empty=allowed)
@@ -290,9 +294,13 @@ def check_config(config_path: Path | None, checks: tuple[str, ...], allow_empty:
             problems.update(dict.fromkeys(str(p) for p in exc.problems))
             continue
         suites.update((suite.path.resolve(), suite) for suite in loaded)
+        if audit_name is not None and settings is not None:
+            by_database.setdefault(settings.audits[audit_name].database, []).extend(loaded)
     if problems:
         raise ConfigError(f"{len(problems)} problem(s) in check suites:" + "".join(f"\n  {p}" for p in problems))
-    warnings = [w for suite in suites.values() for w in portability_warnings(suite)]
+    warnings = [w for suite in suites.values() for w in [*portability_warnings(suite), *window_warnings(suite)]]
+    if settings is not None:
+        warnings += _index_warnings(settings, by_database)
     count = sum(len(suite.checks) for suite in suites.values())
     for warning in warnings:
         console.error_line("warning", warning)
@@ -302,6 +310,23 @@ def check_config(config_path: Path | None, checks: tuple[str, ...], allow_empty:
     else:
         click.echo(f"ok: {settings.source} ({len(settings.databases)} databases, {len(settings.audits)} audits), "
                    f"{suites_text}")
+
+
+def _index_warnings(settings: Any, by_database: dict[str, list[Any]]) -> list[str]:
+    """check-config's index warnings for each database whose audits have incremental tables."""
+    from watchdog.sandbox import Sandbox
+    from watchdog.scan.index_lint import index_warnings
+
+    warnings: list[str] = []
+    for name, suites in by_database.items():
+        if not any(c.table_options.get("incremental") for s in suites for c in s.checks):
+            continue
+        try:
+            with Sandbox.for_database(settings.database(name)) as box:
+                warnings += [f"database {name}: {w}" for w in index_warnings(box, suites)]
+        except Exception as exc:  # noqa: BLE001 (unreachable database: the configuration itself is still valid)
+            warnings.append(f"database {name}: could not read its indexes ({str(exc).splitlines()[0][:200]})")
+    return warnings
 
 
 @cli.command(context_settings=CONTEXT)

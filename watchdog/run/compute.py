@@ -154,11 +154,13 @@ def unopened_run(request: RunRequest, exc: DatabaseUnavailable, record: Record |
 def scan_stage(request: RunRequest, box: Sandbox, record: Record | None) -> RunOutcome:
     checks = [check for suite in request.suites for check in suite.checks]
     windows: dict[str, incremental.Window] = {}
+    history = request.history
     try:
         if request.marks is not None:
             checks, windows = incremental.narrow(box, checks, request.marks)
+            history = incremental.same_scope(history, windows)  # anomalies: windows against windows
         doc = scan(box, checks, sample=request.sample, suites=[str(s.path) for s in request.suites],
-                   on_progress=request.on_progress, history=request.history, parallel=request.database.parallel)
+                   on_progress=request.on_progress, history=history, parallel=request.database.parallel)
     except Interrupted as stop:  # Ctrl-C: keep the findings of the checks that finished
         partial: FindingsDoc = stop.doc  # type: ignore[assignment]
         partial.run_id = request.run_id
