@@ -114,3 +114,14 @@ def generated_database(make_database, tmp_path: Path):
         return load_generated(make_database(kind), tmp_path / "generated", seed, declare=declare, **options)
 
     return make
+
+
+@pytest.fixture(autouse=True)
+def _secrets_registered_by_a_test_stay_in_it() -> Iterator[None]:
+    """The process keeps every secret it has seen (and masks it from then on): a short token one test registers
+    must not mask text in the next test's files (a webhook's ``token=abc`` inside a run id ``…-abc123``)."""
+    from watchdog import redact
+
+    before = set(redact._secrets)
+    yield
+    redact._secrets.intersection_update(before)

@@ -122,11 +122,13 @@ def test_text_and_html_parts_list_the_problems_with_figures_and_trends(package):
     assert "  WARN   customers.id.unique: 2 of 4 failing (50.00%) [worse]" in text
     assert "  ERROR  broken: could not run: " in text
     assert "customers.row_count" not in text          # passing, unchanged: not listed
-    assert f"Report:   {package.run_dir / 'report.md'}" in text
-    assert f"Findings: {package.findings_path} (attached)" in text
+    # without public_url: the server path, labelled as such, in the text part only (no link that opens nothing)
+    assert f"Report (server path):   {package.run_dir / 'report.md'}" in text
+    assert f"Findings (server path): {package.findings_path} (attached)" in text
     for needle in ("customers.email.not_null", "customers.id.unique", "1 of 4 failing (25.00%)",
-                   "2 of 4 failing (50.00%)", "worse", "<table", str(package.run_dir / "report.md")):
+                   "2 of 4 failing (50.00%)", "worse", "<table"):
         assert needle in html
+    assert str(package.run_dir) not in html and "<a " not in html and "http" not in text
 
 
 def test_resolved_checks_and_no_change_are_reported(tmp_path):

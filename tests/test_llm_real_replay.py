@@ -200,7 +200,9 @@ def test_qwen_quoting_the_new_erp_segment_is_not_taken_for_the_sample_value_new(
 @pytest.mark.parametrize("name", ["gemma270m_gen9201_program_choose_verified.json",
                                   "qwen0.5b_gen9201_program_choose_verified.json",
                                   "gemma270m_gen9210_program_choose_verified.json",
-                                  "qwen0.5b_gen9210_program_choose_verified.json"])
+                                  "qwen0.5b_gen9210_program_choose_verified.json",
+                                  "qwen0.5b_gen9205_program_choose_verified.json",
+                                  "qwen0.5b_gen9206_program_choose_verified.json"])
 def test_choosing_the_summary_and_priorities_too_is_verified_at_the_first_draft(name, tmp_path, monkeypatch):
     # recorded on a generated database no prompt was tuned to: with the summary and the priorities chosen among
     # the program's lines (a JSON enum each), Gemma 3 270M delivers (its summary was the prompt's text before)

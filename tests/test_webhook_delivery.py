@@ -93,11 +93,15 @@ def test_posts_the_run_summary_as_json_with_an_idempotency_key(package, receiver
     assert headers["content-type"].startswith("application/json")
     assert headers["idempotency-key"] == RUN_ID
     assert headers["x-team"] == "data"
-    assert json.loads(request["body"]) == {
+    body = json.loads(request["body"])
+    checks = body.pop("checks")
+    assert body == {
         "run_id": RUN_ID, "audit": "shop", "status": "failed",
         "summary": {"checks": 2, "passed": 1, "warned": 0, "failed": 1, "errors": 0},
         "trends": TRENDS, "subject": "[watchdog] shop: 1 failed, 0 warned (1 new)",
-        "report_path": str(package.run_dir / "report.md")}
+        "report_path": str(package.run_dir / "report.md"), "resolved": []}
+    assert [(c["name"], c["status"], c["change"], c["failing"], c["owners"], c["tags"]) for c in checks] == [
+        ("orders.status.accepted_values", "fail", "new", 1, [], [])]
 
 
 def test_a_retry_carries_the_same_idempotency_key(package, receiver):

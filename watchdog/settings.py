@@ -30,7 +30,7 @@ from watchdog.defaults import (
     DEFAULT_SAMPLE,
     DEFAULT_TIMEOUT_S,
 )
-from watchdog.delivery.channels import DeliveryChannel, OwnerContacts
+from watchdog.delivery.channels import DeliveryChannel, OwnerContacts, every_seconds
 from watchdog.errors import ConfigError
 from watchdog.monitor.config import MonitorConfig
 from watchdog.redact import register_secret, register_url_secrets
@@ -77,16 +77,6 @@ if TYPE_CHECKING:
     _Database = DatabaseConfig
 else:  # validated as a DatabaseEntry, kept as a DatabaseConfig
     _Database = Annotated[DatabaseEntry, AfterValidator(DatabaseEntry.config)]
-
-
-_EVERY = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhd])\s*$")
-
-
-def every_seconds(text: str) -> float:
-    match = _EVERY.match(str(text))
-    if not match:
-        raise ValueError(f"{text!r} is not an interval like 30s, 15m, 6h or 1d")
-    return float(match.group(1)) * {"s": 1, "m": 60, "h": 3600, "d": 86400}[match.group(2)]
 
 
 class Every(_Strict):

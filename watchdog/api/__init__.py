@@ -45,13 +45,17 @@ _YAML_TEXT = re.compile(r"\A\s*[\w.\-\"']+\s*:(\s|\Z)")
 
 
 def scan(db: str | DatabaseConfig, suites: SuiteLike | Iterable[SuiteLike], *, sample: int = DEFAULT_SAMPLE,
-         timeout: float | None = None) -> FindingsDoc:
+         timeout: float | None = None, tags: Iterable[str] | str | None = None,
+         owners: Iterable[str] | str | None = None, exclude_tags: Iterable[str] | str | None = None,
+         allow_empty: bool = False) -> FindingsDoc:
     """Run check suites against a database through the read-only sandbox and return the findings.
 
     ``db`` is a SQLAlchemy-style URL (``sqlite:///shop.db``, ``postgresql://reader@db/shop``) or a
     :class:`~watchdog.database.DatabaseConfig`. ``suites`` is one suite or a list: a path to a YAML file or a
     folder of them, YAML text, or a mapping shaped as the YAML would be. ``sample`` failing rows are fetched per
     breaching check (0: none); ``timeout`` is the seconds allowed per statement (default: the database's).
+    ``tags``, ``owners`` and ``exclude_tags`` run only some checks, as ``watchdog scan --tags/--owner/--exclude-tags``
+    do; suites (or a selection) without a single check raise :class:`~watchdog.ConfigError` unless ``allow_empty``.
 
     Nothing is written: no file, no history. ``findings.exit_code()`` is what ``watchdog scan`` would exit with;
     ``findings.to_json()`` is its findings.json. Raises :class:`~watchdog.ConfigError` (a suite, an option) and
@@ -61,13 +65,16 @@ def scan(db: str | DatabaseConfig, suites: SuiteLike | Iterable[SuiteLike], *, s
     secrets.add_url(db.url if isinstance(db, DatabaseConfig) else str(db))
     with secrets.guard():
         from watchdog.run.compute import RunRequest, compute_run, new_run_id
+        from watchdog.scan.selection import CheckSelection, select_checks
 
         if isinstance(sample, bool) or not isinstance(sample, int) or sample < 0:
             raise ConfigError(f"sample: a whole number of rows (0 or more), not {sample!r}")
         target = db if isinstance(db, DatabaseConfig) else DatabaseConfig(url=db)
         target = target.with_limits(timeout_s=timeout)
-        request = RunRequest(database=target, suites=load_suites(_sources(suites)), run_id=new_run_id(),
-                             sample=sample)
+        selection = CheckSelection.of(tags, owners, exclude_tags)
+        loaded = select_checks(load_suites(_sources(suites), allow_empty=allow_empty), selection,
+                               allow_empty=allow_empty)
+        request = RunRequest(database=target, suites=loaded, run_id=new_run_id(), sample=sample)
         return secrets.mask(compute_run(request).doc)
 
 
@@ -149,10 +156,18 @@ def _sources(suites: SuiteLike | Iterable[SuiteLike]) -> list[Path | SuiteSource
             out.append(item)
         elif isinstance(item, Mapping):
             out.append(SuiteSource(f"<suite {number}>", data=dict(item)))
-        elif isinstance(item, str) and ("\n" in item.strip() or _YAML_TEXT.match(item)) and not Path(item).exists():
+        elif isinstance(item, str) and ("\n" in item.strip() or _YAML_TEXT.match(item)) and not _is_file(item):
             out.append(SuiteSource(f"<suite {number}>", text=item))
         elif isinstance(item, (str, Path)):  # a file, or a folder of them (read at any depth)
             out.append(Path(item))
         else:
             raise ConfigError(f"suite {number}: a path, YAML text or a mapping, not {type(item).__name__}")
     return out
+
+
+def _is_file(text: str) -> bool:
+    """Whether ``text`` names an existing path (YAML text longer than a file name can be is not one)."""
+    try:
+        return Path(text).exists()
+    except OSError:
+        return False

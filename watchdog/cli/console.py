@@ -63,30 +63,41 @@ def scan_progress(enabled: bool = True) -> Iterator[Any]:
         yield update
 
 
-def summary_table(doc: FindingsDoc, trends: dict[str, str] | None = None, order: Order = "problems") -> Table:
+#: terminal columns below which the Owner and Tags columns are left out (the check names need the room)
+LABEL_COLUMNS_MIN_WIDTH = 110
+
+
+def summary_table(doc: FindingsDoc, trends: dict[str, str] | None = None, order: Order = "problems",
+                  labels: bool = True) -> Table:
     """One row per check, problems first unless ``order`` is ``suite``; thresholds written after the figures
-    (``3 (max 5)``); a check's error in full (it is said nowhere else on the terminal)."""
+    (``3 (max 5)``); a check's error in full (it is said nowhere else on the terminal). Owner and Tags
+    columns when the checks carry any and ``labels`` allows (owners are who to call, so they come first)."""
     from rich.table import Table
+    from rich.text import Text
 
     from watchdog.report.escape import WHOLE, plain_text
     from watchdog.report.render import failing_cell, measure
-    from watchdog.report.view import ordered
+    from watchdog.report.view import ordered, owners, tags
 
     table = Table(title=None, show_lines=False)
     columns = [("Check", "left"), ("Status", "left"), ("Failing", "right"), ("Total", "right"),
                ("Rate / observed", "right")]
     if trends:
         columns.insert(2, ("Change", "left"))
+    shown = [(name, read) for name, read in (("Owner", owners), ("Tags", tags))
+             if labels and any(read(f) for f in doc.findings)]
+    columns += [(name, "left") for name, _ in shown]
     for name, justify in columns:
         table.add_column(name, justify=justify, overflow="fold")  # type: ignore[arg-type]
     for f in ordered(doc.findings, order):
         style = STATUS_STYLE[f.status]
         error = f.status == "error" and not f.not_run
         figure = redact(plain_text(f.error, WHOLE)) if error else measure(f)
-        cells = [plain_text(f.name, WHOLE), f"[{style}]{f.status.upper()}[/]",
+        cells: list[Any] = [plain_text(f.name, WHOLE), f"[{style}]{f.status.upper()}[/]",
                  "" if f.failing is None else failing_cell(f), "" if f.total is None else f"{f.total:,}", figure]
         if trends:
             cells.insert(2, trends.get(f.name, ""))
+        cells += [Text(plain_text(", ".join(read(f)), 80)) for _, read in shown]  # data: never rich markup
         table.add_row(*cells)
     return table
 
@@ -98,7 +109,7 @@ def show_scan(doc: FindingsDoc, trends: dict[str, str] | None = None, order: Ord
         error_line("error", doc.error)
     out = stdout()
     if any(not f.not_run for f in doc.findings) or not doc.findings:
-        out.print(summary_table(doc, trends, order))
+        out.print(summary_table(doc, trends, order, labels=out.width >= LABEL_COLUMNS_MIN_WIDTH))
     out.print(summary_line(doc))
 
 

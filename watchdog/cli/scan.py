@@ -37,8 +37,14 @@ if TYPE_CHECKING:  # the scanner is imported inside the commands (``scan`` start
 @click.option("--checks", "checks", cls=GreedyOption, required=True, metavar="PATH [PATH...]",
               help="Check-suite YAML files, or folders: every *.yaml/*.yml below them, in the order of their "
                    "relative paths.")
-@click.option("--allow-empty", is_flag=True, help="Accept suites that hold no check at all (else exit 3: a scan "
-              "that checks nothing would pass).")
+@click.option("--tags", "tags", multiple=True, metavar="TAG[,TAG...]",
+              help="Run only the checks with one of these tags (inherited suite -> table -> check); repeatable.")
+@click.option("--owner", "owners", multiple=True, metavar="OWNER",
+              help="Run only the checks of one of these owners, as written in the suites (@alice); repeatable.")
+@click.option("--exclude-tags", "exclude_tags", multiple=True, metavar="TAG[,TAG...]",
+              help="Leave out the checks with any of these tags; repeatable.")
+@click.option("--allow-empty", is_flag=True, help="Accept suites (or a selection) that hold no check at all (else "
+              "exit 3: a scan that checks nothing would pass).")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Folder for findings.json and report.md (default: reports/adhoc/<UTC timestamp>/).")
 @click.option("--json", "as_json", is_flag=True, help="Print the findings JSON on stdout instead of the table.")
@@ -67,11 +73,14 @@ if TYPE_CHECKING:  # the scanner is imported inside the commands (``scan`` start
 def scan(db: str | None, files: tuple[str, ...], checks: tuple[str, ...], out_dir: Path | None, as_json: bool,
          sample: int, timeout_s: float | None, parallel: int | None, order: Order, llm: bool, allow_empty: bool,
          no_diagnose: bool, export_dir: Path | None, export_format: str, export_limit: int,
+         tags: tuple[str, ...], owners: tuple[str, ...], exclude_tags: tuple[str, ...],
          config_path: Path | None) -> None:
     """Run check suites against a database and write findings.json and report.md.
 
     Exit code: 0 all passed, 1 a check failed, 2 only warnings, 3 an error
     (bad suite, no check at all, no connection, a check that could not run, --llm without an endpoint).
+    --tags, --owner and --exclude-tags run only the matching checks; a selection that matches
+    none is "no check at all".
 
     \b
     Example:
@@ -79,6 +88,7 @@ def scan(db: str | None, files: tuple[str, ...], checks: tuple[str, ...], out_di
         watchdog scan --db postgresql://reader@db/shop --checks checks/ --out out/ --json
         watchdog scan --file customers=data/customers.csv --file "data/orders/*.parquet" --checks lake.yaml
         watchdog scan --db shop --checks checks/ --export-failures failed/ --export-limit 1000000
+        watchdog scan --db crm --checks checks/ --tags finance --owner @alice --exclude-tags pii
         OPENAI_API_KEY=... watchdog scan --db crm --checks checks/demo_crm.yaml --llm
     """
     from watchdog.sandbox.sqlite_session import prestart_for
@@ -87,6 +97,7 @@ def scan(db: str | None, files: tuple[str, ...], checks: tuple[str, ...], out_di
     prestart_for(database.url)  # a SQLite worker starts while the scanner is imported and the suites read
 
     from watchdog.run.scan_run import run_scan, timestamp_dir
+    from watchdog.scan.selection import CheckSelection
 
     settings = None
     no_endpoint = None
@@ -101,7 +112,8 @@ def scan(db: str | None, files: tuple[str, ...], checks: tuple[str, ...], out_di
     with console.scan_progress(enabled=True) as progress, _counterparts(config_path):
         outcome = run_scan(database, checks, out_dir=target, sample=sample, on_progress=progress,
                            llm=llm and no_endpoint is None, settings=settings, allow_empty=allow_empty,
-                           order=order, diagnose=not no_diagnose, export=export)
+                           order=order, diagnose=not no_diagnose, export=export,
+                           selection=CheckSelection.of(tags, owners, exclude_tags))
     _show_outcome(outcome, as_json, order)
     if no_endpoint is not None:  # the scan's findings and report are written and shown; then why no LLM report
         console.error_line(no_endpoint.prefix, no_endpoint)

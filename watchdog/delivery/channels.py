@@ -7,36 +7,67 @@ the chat channels show and record them only as a fingerprint.
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 
 DeliverOn = Literal["always", "problems", "changes"]
-#: the chat channels also know ``new``: only problems that were not problems in the previous run
-ChatOn = Literal["always", "problems", "changes", "new"]
+#: what routed channels send on; ``new``: only problems that were not problems in the previous run
+RoutedOn = Literal["always", "problems", "changes", "new"]
+ChatOn = RoutedOn
 #: problem checks listed in one message at most (then "and K more"); Slack allows 50 blocks a message
 DEFAULT_CHAT_CHECKS = 20
+#: where the Slack Web API answers (GovSlack: https://slack-gov.com/api/)
+SLACK_API_URL = "https://slack.com/api/"
+
+
+_EVERY = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhd])\s*$")
+
+
+def every_seconds(text: str) -> float:
+    """An interval as the configuration writes it (``schedule: {every: 15m}``, ``remind_after: 24h``), in seconds."""
+    match = _EVERY.match(str(text))
+    if not match:
+        raise ValueError(f"{text!r} is not an interval like 30s, 15m, 6h or 1d")
+    return float(match.group(1)) * {"s": 1, "m": 60, "h": 3600, "d": 86400}[match.group(2)]
 
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
-class Selection(_Strict):
-    """What one chat destination hears about: problem checks with one of ``tags``, of one of ``owners``, of
-    ``severity`` (fail: failing and erroring checks; warn: warnings too). Unset: every problem check."""
+class Routing(_Strict):
+    """What one destination hears about (e-mail, webhook, Slack, Teams; see :mod:`watchdog.delivery.routing`):
+    problem checks with one of ``tags``, of one of ``owners``, of ``severity`` (fail: failing and erroring
+    checks; warn: warnings too); unset: every problem check. ``group_by: owner``: one message per owner.
+    ``remind_after``: an unchanged problem already announced is not announced again before this interval."""
 
     tags: list[str] | None = Field(default=None, min_length=1)
     owners: list[str] | None = Field(default=None, min_length=1)
     severity: Literal["fail", "warn"] | None = None
+    group_by: Literal["owner"] | None = None
+    remind_after: str | None = None
+
+    @field_validator("remind_after")
+    @classmethod
+    def _interval(cls, value: str | None) -> str | None:
+        if value is not None and every_seconds(value) <= 0:
+            raise ValueError("remind_after must be a positive interval such as 30m, 24h or 7d")
+        return value
 
 
-class SlackChannel(Selection):
+Selection = Routing
+
+
+class SlackChannel(Routing):
     """An incoming webhook (``webhook_url``), or the Web API (``token`` and ``channel``)."""
 
     webhook_url: SecretStr | None = None
     token: SecretStr | None = None
     channel: str | None = Field(default=None, min_length=1)
+    #: the Web API's address
+    api_url: str = Field(default=SLACK_API_URL, pattern=r"^https?://.*/$")
     on: ChatOn = "problems"
     max_checks: int = Field(default=DEFAULT_CHAT_CHECKS, ge=1, le=40)
     timeout_s: float = Field(default=10.0, gt=0)
@@ -53,7 +84,7 @@ class SlackChannel(Selection):
         return self
 
 
-class TeamsChannel(Selection):
+class TeamsChannel(Routing):
     """A Teams Workflows (Power Automate) webhook that posts an Adaptive Card to a channel or chat."""
 
     webhook_url: SecretStr
@@ -81,15 +112,17 @@ class FileChannel(_Strict):
     on: DeliverOn = "always"
 
 
-class EmailChannel(_Strict):
+class EmailChannel(Routing):
     to: list[str] = Field(min_length=1)
-    on: DeliverOn = "problems"
+    on: RoutedOn = "problems"
     attach_findings: bool = True
+    #: the owners of the listed problem checks (``owners:`` entries with ``email:``) get the message too
+    mail_owners: bool = True
 
 
-class WebhookChannel(_Strict):
+class WebhookChannel(Routing):
     url: str = Field(pattern=r"^https?://")
-    on: DeliverOn = "problems"
+    on: RoutedOn = "problems"
     headers: dict[str, SecretStr] = Field(default_factory=dict)  # values often carry tokens
     timeout_s: float = Field(default=10.0, gt=0)
 

@@ -18,9 +18,11 @@ from typing import Any
 
 from watchdog import __version__ as _version
 from watchdog.delivery.base import DeliveryError, RunPackage, network_reason
+from watchdog.delivery.channels import SLACK_API_URL
+from watchdog.delivery.routing import Select, problem_findings
 from watchdog.findings import FindingsDoc
 from watchdog.redact import redact, register_secret
-from watchdog.report.chat import Select, message, problem_findings
+from watchdog.report.chat import message
 
 
 def fingerprint(kind: str, secret: str) -> str:
@@ -39,18 +41,22 @@ class ChatSender:
     """What the two chat channels share: the message, the deadline, the masked target."""
 
     kind = "chat"
+    #: no key a receiver could drop a duplicate by: the outbox marks the claim ``posting`` before the request
+    unkeyed = True
 
     def __init__(self, secret: str, *, public_url: str | None, max_checks: int, timeout_s: float,
-                 select: Select | None = None, on: str = "problems", mentions: dict[str, str] | None = None):
+                 select: Select | None = None, mentions: dict[str, str] | None = None):
         register_secret(secret)
         self._secret = secret
         self.public_url = public_url
         self.max_checks = max_checks
         self.timeout_s = timeout_s
+        #: the problem checks the message lists (routing; set per message by the outbox)
         self.select = select or Select()
-        self.on = on
         #: owner -> how this chat names them (a Slack mention ``<@U123>``, a Teams display name)
         self.mentions = mentions or {}
+        #: called right before each request that posts the message (the outbox marks the delivery ``posting``)
+        self.before_post: Any = None
         self._read: tuple[str, FindingsDoc] | None = None
 
     def _doc(self, package: RunPackage) -> FindingsDoc:
@@ -62,21 +68,19 @@ class ChatSender:
     def targets(self) -> list[str]:
         return [fingerprint(self.kind, self._secret)]
 
-    def skip_reason(self, package: RunPackage) -> str | None:
-        """Why this destination hears nothing of the run (its selection matched no problem check), or None."""
-        if self.on == "always":
-            return None
-        doc = self._doc(package)
-        if doc.error or problem_findings(doc, package.trends, self.select):
-            return None
-        return f"the selection ({self.select.describe()}) matched no problem check"
+    def _posting(self) -> None:
+        if self.before_post is not None:
+            self.before_post()
 
     def _message(self, package: RunPackage) -> Any:
         return message(self._doc(package), audit=package.audit, run_id=package.run_id, trends=package.trends,
                        public_url=self.public_url, max_checks=self.max_checks, select=self.select)
 
     def _mentioned(self, package: RunPackage) -> list[str]:
-        """How this chat names the owners of the problem checks the message lists."""
+        """How this chat names the owners of the problem checks the message lists (``group_by: owner``: the
+        group's owner)."""
+        if self.select.group is not None:
+            return [self.mentions[self.select.group]] if self.select.group in self.mentions else []
         owners = [o for f in problem_findings(self._doc(package), package.trends, self.select)[:self.max_checks]
                   for o in f.owners or ()]
         return [self.mentions[o] for o in dict.fromkeys(owners) if o in self.mentions]
@@ -86,13 +90,67 @@ class SlackSender(ChatSender):
     kind = "slack"
 
     def __init__(self, *, webhook_url: str | None = None, token: str | None = None, channel: str | None = None,
-                 public_url: str | None = None, max_checks: int = 20, timeout_s: float = 10.0, **routing: Any):
+                 public_url: str | None = None, max_checks: int = 20, timeout_s: float = 10.0,
+                 api_url: str = SLACK_API_URL, **routing: Any):
         super().__init__(webhook_url or token or "", public_url=public_url, max_checks=max_checks,
                          timeout_s=timeout_s, **routing)
         self.channel = channel
         self.web_api = webhook_url is None
-        #: the Web API's address (tests point it at a receiver on loopback)
-        self.api_url = "https://slack.com/api/"
+        #: the Web API's address (GovSlack's, or a receiver on loopback in tests)
+        self.api_url = api_url
+
+    def _client(self, handlers: list[Any] | None = None) -> Any:
+        from slack_sdk import WebClient
+
+        return WebClient(token=self._secret, base_url=self.api_url, timeout=max(1, int(self.timeout_s)),
+                         retry_handlers=handlers)
+
+    def posted(self, package: RunPackage, target: str, *, since: str | None) -> bool | None:
+        """Whether the run's message is in the channel (Web API: its metadata names the run and the destination);
+        None for an incoming webhook, which cannot be asked."""
+        if not self.web_api:
+            return None
+        from datetime import datetime
+
+        from slack_sdk.errors import SlackApiError
+
+        oldest = datetime.fromisoformat(since.replace("Z", "+00:00")).timestamp() - 300 if since else 0
+        client = self._client()
+        try:
+            channel = self._channel_id(client)
+            cursor = None
+            while True:
+                page = client.conversations_history(channel=channel, oldest=str(oldest), limit=200, cursor=cursor,
+                                                    include_all_metadata=True)
+                for item in page.get("messages") or []:
+                    payload = (item.get("metadata") or {}).get("event_payload") or {}
+                    if payload.get("run_id") == package.run_id and payload.get("destination") == target:
+                        return True
+                cursor = (page.get("response_metadata") or {}).get("next_cursor")
+                if not cursor:
+                    return False
+        except SlackApiError as exc:
+            raise DeliveryError(f"Slack could not be asked about run {package.run_id}: "
+                                f"{exc.response.get('error', 'error')}") from None
+        except Exception as exc:  # noqa: BLE001 - a network failure, said without the token
+            reason = network_reason(exc, self.timeout_s, "Slack endpoint") or type(exc).__name__
+            raise DeliveryError(f"Slack {target}: {redact(reason)}") from None
+
+    def _channel_id(self, client: Any) -> str:
+        """The channel's id (conversations.history takes no ``#name``): as configured, or looked up by name."""
+        name = (self.channel or "").lstrip("#")
+        if self.channel and not self.channel.startswith("#") and name[:1] in "CGD" and name.isupper():
+            return name
+        cursor = None
+        while True:
+            page = client.conversations_list(types="public_channel,private_channel", limit=1000, cursor=cursor,
+                                             exclude_archived=True)
+            for found in page.get("channels") or []:
+                if found.get("name") == name:
+                    return str(found["id"])
+            cursor = (page.get("response_metadata") or {}).get("next_cursor")
+            if not cursor:
+                raise DeliveryError(f"Slack has no channel named #{name} that the token can see")
 
     def payload(self, package: RunPackage) -> tuple[str, list[dict[str, Any]]]:
         from watchdog.report.slack_blocks import blocks
@@ -103,15 +161,16 @@ class SlackSender(ChatSender):
         text, body = self.payload(package)
         deadline = _Deadline(self.timeout_s)
         handlers = _retry_handlers(deadline)
+        self._posting()  # nothing is sent before this line; from here on the message may reach Slack
         try:
             if self.web_api:
-                from slack_sdk import WebClient
                 from slack_sdk.errors import SlackApiError
 
-                client = WebClient(token=self._secret, base_url=self.api_url, timeout=max(1, int(self.timeout_s)),
-                                   retry_handlers=handlers)
+                client = self._client(handlers)
+                metadata = {"event_type": "watchdog_run", "event_payload": {"run_id": package.run_id,
+                                                                            "destination": target}}
                 try:
-                    client.chat_postMessage(channel=self.channel or "", text=text, blocks=body)
+                    client.chat_postMessage(channel=self.channel or "", text=text, blocks=body, metadata=metadata)
                 except SlackApiError as exc:
                     raise DeliveryError(f"Slack refused the message: {exc.response.get('error', 'error')}") from None
                 return
@@ -162,6 +221,7 @@ class TeamsSender(ChatSender):
         request = urllib.request.Request(self._secret, data=body, method="POST", headers={
             "Content-Type": "application/json; charset=utf-8", "User-Agent": f"watchdog/{_version}"})
         for attempt in (1, 2):
+            self._posting()
             try:
                 with urllib.request.urlopen(request, timeout=max(0.5, deadline.left())) as answer:  # noqa: S310
                     answer.read(65536)

@@ -1,5 +1,9 @@
 """The ``email`` channel: one message per recipient over SMTP (plain, STARTTLS or implicit TLS).
 
+The recipients are the configured ``to`` and, unless ``mail_owners: false``, the owners of the listed problem
+checks whose ``owners:`` entry gives an ``email:``; each is a recipient of its own message (``To:``), sent,
+recorded and retried apart. Routing (:mod:`watchdog.delivery.routing`) chooses the checks a message lists.
+
 The message is ``multipart/alternative`` (text and HTML, both rendered by Jinja2 from the findings),
 with ``findings.json`` attached when asked. Its ``Message-ID`` is derived from the run and the
 recipient, so a retried delivery of the same run to the same recipient carries the same id and
@@ -22,11 +26,13 @@ from typing import Any
 from markupsafe import Markup
 
 from watchdog.delivery.base import DeliveryError, RunPackage, network_reason
+from watchdog.delivery.routing import Select, destination_of, problem_findings, resolved_findings
 from watchdog.findings import FindingsDoc
 from watchdog.redact import MASK, redact, register_secret
 from watchdog.report.diagnosis_text import sentences
 from watchdog.report.escape import WHOLE, plain_text
 from watchdog.report.html import environment, figures
+from watchdog.report.live import public_links
 from watchdog.report.view import ordered
 from watchdog.settings import SmtpConfig
 from watchdog.trends import counts
@@ -40,19 +46,27 @@ def message_id(run_id: str, target: str) -> str:
     return f"<{_MSGID_UNSAFE.sub('-', run_id)}.{digest}@watchdog>"
 
 
-def email_context(package: RunPackage, doc: FindingsDoc, *, attached: bool) -> dict[str, Any]:
-    """What the two e-mail templates show: summary, changes, a row per problem, where the run is filed."""
+def email_context(package: RunPackage, doc: FindingsDoc, *, attached: bool, select: Select | None = None,
+                  public_url: str | None = None) -> dict[str, Any]:
+    """What the two e-mail templates show: summary, changes, a row per problem this destination selects, the
+    pages to open (under ``public_url``) or else where the run is filed on the server."""
     trends = package.trends or {}
+    chosen = select or Select()
+    listed = {f.name for f in problem_findings(doc, trends, chosen)}
     # problems first, suite order within a status; checks never run are counted under the scan's error
     rows = [{"name": f.name, "status": f.status, "mark": trends.get(f.name, ""),
              "figures": (f"could not run: {plain_text(f.error, WHOLE)}" if f.status == "error" else figures(f)),
-             "diagnosis": " ".join(sentences(f))}
-            for f in ordered(doc.findings) if f.status in ("fail", "warn", "error") and not f.not_run]
+             "diagnosis": " ".join(sentences(f)), "owners": ", ".join(f.owners or ())}
+            for f in ordered(doc.findings) if f.name in listed and not f.not_run]
     changes = [f"{n} {mark}" for mark, n in counts(trends).items() if n and mark != "unchanged"]
-    resolved = [f.name for f in doc.findings if trends.get(f.name) == "resolved"]
+    resolved = [f.name for f in resolved_findings(doc, trends, chosen)]
     html_report = package.run_dir / "report.html"
     report_path = html_report if package.report_html or html_report.is_file() else package.run_dir / "report.md"
-    return {"subject": package.subject, "audit": package.audit, "run_id": package.run_id,
+    links = (public_links(public_url, package.audit, package.run_id, report_path.name)
+             if public_url and not package.filing_error else [])
+    subject = package.subject + (f" · owner {chosen.group}" if chosen.group else "")
+    return {"subject": subject, "links": links, "owner": chosen.group, "audit": package.audit,
+            "run_id": package.run_id,
             "status": package.status, "doc": doc, "s": doc.summary, "trends": trends, "rows": rows,
             "changes": changes, "resolved": resolved, "report_path": str(report_path),
             "findings_path": str(package.findings_path), "attached": attached,
@@ -66,10 +80,15 @@ class EmailSender:
     kind = "email"
 
     def __init__(self, smtp: SmtpConfig, to: list[str], attach_findings: bool = True, *,
-                 ssl_context: ssl.SSLContext | None = None):
+                 ssl_context: ssl.SSLContext | None = None, public_url: str | None = None,
+                 select: Select | None = None):
         self.smtp = smtp
         self.to = list(to)
         self.attach_findings = attach_findings
+        #: where the people it goes to open ``watchdog serve --ui``: the message links to its pages
+        self.public_url = public_url
+        #: the problem checks the message lists (routing; set per message by the outbox)
+        self.select = select or Select()
         #: the TLS context for starttls/ssl (default: ssl.create_default_context(), verifying the server)
         self.ssl_context = ssl_context
         register_secret(smtp.password.get_secret_value())
@@ -78,19 +97,21 @@ class EmailSender:
         return list(self.to)
 
     def build_message(self, package: RunPackage, target: str) -> EmailMessage:
-        """The message for one recipient (rendered, not sent)."""
+        """The message for one recipient (rendered, not sent). ``target``: the recipient, and with
+        ``group_by: owner`` the owner group (:func:`watchdog.delivery.routing.target_of`)."""
         try:
             raw = package.findings_bytes()
             doc = FindingsDoc.from_json(raw)
         except (OSError, ValueError) as exc:
             raise DeliveryError(redact(f"cannot read the findings of run {package.run_id} "
                                        f"({package.findings_path}): {getattr(exc, 'strerror', None) or exc}")) from None
-        context = email_context(package, doc, attached=self.attach_findings)
+        context = email_context(package, doc, attached=self.attach_findings, select=self.select,
+                                public_url=self.public_url)
         env = environment()
         msg = EmailMessage()
-        msg["Subject"] = package.subject
+        msg["Subject"] = context["subject"]
         msg["From"] = self.smtp.sender
-        msg["To"] = target
+        msg["To"] = destination_of(target)[0]
         msg["Date"] = format_datetime(datetime.now(UTC))
         msg["Message-ID"] = message_id(package.run_id, target)
         msg["X-Watchdog-Run"] = package.run_id
@@ -111,7 +132,7 @@ class EmailSender:
             with self._connect() as client:
                 if c.username:
                     client.login(c.username, c.password.get_secret_value())
-                client.send_message(msg, from_addr=c.sender, to_addrs=[target])
+                client.send_message(msg, from_addr=c.sender, to_addrs=[destination_of(target)[0]])
         except (smtplib.SMTPException, OSError) as exc:  # socket.timeout and ssl.SSLError are OSErrors
             raise DeliveryError(self._mask(f"cannot send the e-mail to {target} through {c.host}:{c.port} "
                                            f"(security: {c.security}): {_describe(exc, c.timeout_s)}")) from None

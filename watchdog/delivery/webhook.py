@@ -23,8 +23,11 @@ from pydantic import SecretStr
 
 from watchdog import __version__ as _version
 from watchdog.delivery.base import DeliveryError, RunPackage, network_reason
+from watchdog.delivery.routing import Select, problem_findings, resolved_findings
+from watchdog.findings import FindingsDoc
 from watchdog.redact import redact, redact_url, register_secret
 from watchdog.report.escape import plain_text
+from watchdog.report.live import public_links
 from watchdog.urls import split_url
 
 _SECRET_HEADER = re.compile(r"auth|token|key|secret|signature|cookie|password", re.IGNORECASE)
@@ -39,8 +42,12 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
 class WebhookSender:
     kind = "webhook"
 
-    def __init__(self, url: str, headers: Mapping[str, str | SecretStr] | None = None, timeout_s: float = 10.0):
+    def __init__(self, url: str, headers: Mapping[str, str | SecretStr] | None = None, timeout_s: float = 10.0, *,
+                 public_url: str | None = None, select: Select | None = None):
         self.url = url
+        self.public_url = public_url
+        #: the problem checks the payload lists (routing; set per message by the outbox)
+        self.select = select or Select()
         self.headers = {name: value.get_secret_value() if isinstance(value, SecretStr) else value
                         for name, value in (headers or {}).items()}
         self.timeout_s = timeout_s
@@ -55,11 +62,24 @@ class WebhookSender:
         """The URL as shown and recorded (history, outbox, logs): masked. :meth:`send` posts to the real one."""
         return [redact_url(self.url)]
 
-    @staticmethod
-    def payload(package: RunPackage) -> dict[str, Any]:
+    def payload(self, package: RunPackage) -> dict[str, Any]:
+        """The JSON posted: the run's outcome, the problem checks this destination selects (with owners, tags
+        and their change), the checks resolved, and the pages to open (with ``public_url``)."""
         body: dict[str, Any] = {
             "run_id": package.run_id, "audit": package.audit, "status": package.status, "summary": package.summary,
             "trends": package.trends, "subject": package.subject, "report_path": str(package.run_dir / "report.md")}
+        trends = package.trends or {}
+        doc = FindingsDoc.from_json(package.findings_bytes())
+        body["checks"] = [{"name": f.name, "status": f.status, "failing": f.failing, "total": f.total,
+                           "rate": f.rate, "observed": f.observed, "change": trends.get(f.name),
+                           "owners": list(f.owners or ()), "tags": list(f.tags or ())}
+                          for f in problem_findings(doc, trends, self.select)]
+        body["resolved"] = [f.name for f in resolved_findings(doc, trends, self.select)]
+        if self.select.group is not None:
+            body["owner"] = self.select.group
+        if self.public_url and not package.filing_error:
+            (_, report), (_, audit) = public_links(self.public_url, package.audit, package.run_id)
+            body["links"] = {"report": report, "audit": audit}
         if package.filing_error:  # the run is not on disk: say so, and carry the findings
             body.update(report_path=None, filing_error=package.filing_error, findings=package.findings())
         return body
@@ -67,8 +87,9 @@ class WebhookSender:
     def send(self, package: RunPackage, target: str) -> None:
         target = self.url  # ``target`` is the masked form from targets(): the channel has one URL
         body = json.dumps(self.payload(package), ensure_ascii=False).encode("utf-8")
+        key = package.run_id + (f":{self.select.group}" if self.select.group is not None else "")
         headers = {"User-Agent": f"watchdog/{_version}", **self.headers,
-                   "Content-Type": "application/json; charset=utf-8", "Idempotency-Key": package.run_id}
+                   "Content-Type": "application/json; charset=utf-8", "Idempotency-Key": key}
         shown = redact_url(target)
         try:
             url, basic = _split_userinfo(target)

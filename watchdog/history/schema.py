@@ -2,7 +2,8 @@
 
 Runs, their findings and deliveries; and what several ``serve`` instances share: the leader's
 lease (``wd_leases``), who is serving (``wd_members``), how each one stopped (``wd_stops``) and each
-audit tick's claim (``wd_ticks``).
+audit tick's claim (``wd_ticks``); and what each alert destination was last told (``wd_alerts``,
+``remind_after``).
 """
 
 from __future__ import annotations
@@ -93,4 +94,14 @@ ticks = sa.Table(
     sa.Column("claimed_by", sa.String(128)),
     sa.Column("token", sa.BigInteger),
     sa.Column("claimed_at", sa.String(40)),
+)
+
+alerts = sa.Table(
+    "wd_alerts", metadata,                                 # what each destination was last told (remind_after)
+    sa.Column("audit", sa.String(200), primary_key=True),
+    sa.Column("destination", sa.String(400), primary_key=True),  # channel:target, as the deliveries record it
+    sa.Column("name", sa.String(400), primary_key=True),   # the check
+    sa.Column("status", sa.String(16), nullable=False),    # fail | warn | error, as announced
+    sa.Column("announced_at", sa.String(40), nullable=False),    # UTC ISO 8601
+    sa.Column("run_id", sa.String(64)),                    # the run whose delivery announced it
 )

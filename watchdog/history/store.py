@@ -366,11 +366,24 @@ class HistoryStore:
             return (row.attempts or 0) if claimed.rowcount == 1 else None
 
     @waits
+    def move_delivery(self, run_id: str, channel: str, target: str, *, from_status: str, to_status: str,
+                      last_error: str | None = None) -> bool:
+        """Move a delivery from one status to another in one atomic update; False when it was not in
+        ``from_status`` (another process moved it first)."""
+        key = (deliveries.c.run_id == run_id, deliveries.c.channel == channel, deliveries.c.target == target)
+        values = {"status": to_status, "updated_at": now_iso(),
+                  **({"last_error": redact(last_error)} if last_error else {})}
+        with self.engine.begin() as conn:
+            moved = conn.execute(deliveries.update().where(*key, deliveries.c.status == from_status).values(**values))
+        return moved.rowcount == 1
+
+    @waits
     def outbox(self, lease_s: float = STALE_CLAIM_S) -> list[DeliveryRecord]:
-        """Deliveries waiting to be retried (and claims abandoned by a dead process), oldest first."""
+        """Deliveries waiting to be retried (and claims abandoned by a dead process, ``posting`` ones
+        included: a chat message that was in flight), oldest first."""
         query = (sa.select(deliveries)
                  .where(sa.or_(deliveries.c.status == "pending",
-                               sa.and_(deliveries.c.status == "sending",
+                               sa.and_(deliveries.c.status.in_(("sending", "posting")),
                                        deliveries.c.updated_at < _iso_ago(lease_s))))
                  .order_by(deliveries.c.updated_at))
         with self.engine.connect() as conn:

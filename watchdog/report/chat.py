@@ -9,13 +9,14 @@ reader).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from urllib.parse import quote
 
+from watchdog.delivery.routing import PROBLEMS, Select, problem_findings
 from watchdog.findings import Finding, FindingsDoc
 from watchdog.report.diagnosis_text import sentences
 from watchdog.report.escape import number, percent
 
-PROBLEMS = ("fail", "error", "warn")
+__all__ = ["PROBLEMS", "STATUS_WORD", "ChatMessage", "ProblemLine", "Select", "message", "problem_findings"]
+
 STATUS_WORD = {"fail": "FAIL", "warn": "WARN", "error": "ERROR", "pass": "PASS"}
 
 
@@ -48,40 +49,10 @@ def _figure(f: Finding) -> str:
     return ""
 
 
-@dataclass(frozen=True)
-class Select:
-    """Which problem checks a destination hears about (see ``delivery.channels.Selection``)."""
-
-    tags: tuple[str, ...] = ()
-    owners: tuple[str, ...] = ()
-    severity: str | None = None
-    new_only: bool = False
-
-    def keeps(self, f: Finding, trends: dict[str, str]) -> bool:
-        if self.tags and not set(self.tags) & set(f.tags or ()):
-            return False
-        if self.owners and not set(self.owners) & set(f.owners or ()):
-            return False
-        if self.severity == "fail" and f.status == "warn":
-            return False
-        # new: not a problem in the previous run (without a previous run, every problem is new)
-        return not (self.new_only and trends and trends.get(f.name) != "new")
-
-    def describe(self) -> str:
-        parts = [f"tags: {', '.join(self.tags)}" if self.tags else "",
-                 f"owners: {', '.join(self.owners)}" if self.owners else "",
-                 f"severity: {self.severity}" if self.severity else "", "new problems only" if self.new_only else ""]
-        return "; ".join(p for p in parts if p) or "every problem check"
-
-
-def problem_findings(doc: FindingsDoc, trends: dict[str, str], select: Select | None = None) -> list[Finding]:
-    """The problem checks a destination hears about, failing first, then erroring, then warning."""
-    chosen = select or Select()
-    return [f for status in PROBLEMS for f in doc.findings if f.status == status and chosen.keeps(f, trends)]
-
-
 def message(doc: FindingsDoc, *, audit: str, run_id: str, trends: dict[str, str], public_url: str | None,
             max_checks: int, select: Select | None = None) -> ChatMessage:
+    from watchdog.report.live import public_links
+
     s = doc.summary
     parts = [f"{s.failed} failed" if s.failed else "", f"{s.warned} warned" if s.warned else "",
              f"{s.errors} errors" if s.errors else ""]
@@ -90,12 +61,10 @@ def message(doc: FindingsDoc, *, audit: str, run_id: str, trends: dict[str, str]
     resolved = sum(1 for v in trends.values() if v == "resolved")
     extra = " · ".join(x for x in (f"{new} new" if new else "", f"{resolved} resolved" if resolved else "") if x)
     headline = f"{audit}: {outcome}" + (f" · {extra}" if extra else "")
+    if select is not None and select.group is not None:
+        headline += f" · owner {select.group}"
     problems = problem_findings(doc, trends, select)
     lines = [ProblemLine(f.name, f.status, _figure(f), trends.get(f.name), " ".join(sentences(f)) or None)
              for f in problems[:max_checks]]
-    links = []
-    if public_url:
-        base = public_url.rstrip("/")
-        links = [("Open the report", f"{base}/runs/{quote(run_id, safe='')}/report.html"),
-                 ("Audit history", f"{base}/{quote(audit, safe='')}.html")]
+    links = public_links(public_url, audit, run_id) if public_url else []
     return ChatMessage(headline, lines, max(0, len(problems) - max_checks), links, doc.error)

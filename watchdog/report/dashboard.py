@@ -160,7 +160,8 @@ def audit_page(store: Any, audit: str, links: Callable[[Any], list[tuple[str, st
     series = view.ordered(audit_series(runs, findings))  # problems first, by the newest run
     return str(environment().get_template("dashboard_audit.html.j2").render(
         audit=audit, runs=list(reversed(runs)), series=[s for s in series if not s.flat],
-        flat=[s for s in series if s.flat], links={run.id: links(run) for run in runs}, live=live))
+        flat=[s for s in series if s.flat], links={run.id: links(run) for run in runs}, live=live,
+        newest=findings.get(runs[0].id, []) if runs else []))
 
 
 def build_dashboard(settings: Any, out_dir: Path, *, runs_per_audit: int = DEFAULT_RUNS) -> list[Path]:

@@ -96,7 +96,8 @@ def environment() -> Environment:
                        query_command=view.query_command,
                        anomaly_lines=rules_view.anomaly_lines, rule_lines=rules_view.rule_lines,
                        diagnosis=sentences,
-                       sparkline=rules_view.sparkline)
+                       sparkline=rules_view.sparkline, owners_of=view.owners, tags_of=view.tags,
+                       problem_owners=view.problem_owners)
     return env
 
 

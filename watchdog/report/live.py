@@ -22,7 +22,7 @@ from urllib.parse import quote, unquote, urlsplit
 
 from watchdog.errors import HistoryUnavailable
 from watchdog.redact import redact
-from watchdog.report.dashboard import DEFAULT_RUNS, RUN_FILES, audit_page, index_page, run_files
+from watchdog.report.dashboard import DEFAULT_RUNS, RUN_FILES, audit_page, index_page, page_href, run_files
 
 log = logging.getLogger("watchdog.ui")
 
@@ -40,6 +40,14 @@ class Reply:
 
 
 NOT_FOUND = Reply(404, b"not found\n")
+
+
+def public_links(public_url: str, audit: str, run_id: str, report: str = "report.html") -> list[tuple[str, str]]:
+    """(label, address) of the pages a message about a run links to, under ``public_url``: the run's report
+    (``/runs/<run id>/<report>``) and the audit's page (``/<audit>.html``), as :class:`LiveSite` serves them."""
+    base = public_url.rstrip("/")
+    return [("Open the report", f"{base}/runs/{quote(run_id, safe='')}/{report}"),
+            ("Audit history", f"{base}/{page_href(audit)}")]
 
 
 class LiveSite:

@@ -60,6 +60,10 @@ def render_markdown(doc: FindingsDoc, *, banner: str | None = None, trends: dict
         out.append("**Since the previous run:** there is no previous run to compare with (first run).\n")
     elif changes:
         out.append(f"**Since the previous run:** {changes}.\n")
+    who = view.problem_owners(findings)
+    if who:
+        out.append("\n**Owners of the problem checks:** "
+                   + ", ".join(f"{esc.md_code(owner)} ({n})" for owner, n in who) + ".\n")
     if doc.error:
         out += ["\n", f"**The scan could not complete:** {esc.md_cell(doc.error, esc.WHOLE)}{_not_run(doc)}\n"]
     out.append("\n")
@@ -118,6 +122,9 @@ def _problem(f: Finding, database: str) -> list[str]:
     out = ["\n", f"### {esc.md_code(f.name)} ({f.status.upper()})\n", "\n"]
     if f.description:
         out += [f"{esc.md_paragraph(f.description, 500)}\n", "\n"]
+    labels = owner_line(f)
+    if labels:
+        out += [f"{labels}\n", "\n"]
     params, details = f.params, f.details
     if f.check == "row_count":
         out.append(f"- {esc.number(f.observed)} rows{_expected_rows(params, details)}.\n")
@@ -147,6 +154,16 @@ def _problem(f: Finding, database: str) -> list[str]:
     if f.sql:
         out += _reproduce(f.sql, database)
     return out
+
+
+def owner_line(f: Finding) -> str:
+    """``Owner: `@alice` · Tags: `finance`, `pii``` (what the check carries; empty when nothing)."""
+    parts = []
+    if f.owners:
+        parts.append(f"Owner{'s' if len(f.owners) > 1 else ''}: " + ", ".join(esc.md_code(o) for o in f.owners))
+    if f.tags:
+        parts.append("Tags: " + ", ".join(esc.md_code(t) for t in f.tags))
+    return " · ".join(parts)
 
 
 def _reproduce(sql: str, database: str) -> list[str]:

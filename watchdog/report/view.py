@@ -39,6 +39,29 @@ def ordered(findings: Iterable[T], order: Order = DEFAULT_ORDER) -> list[T]:
     return sorted(items, key=lambda f: RANK.get(_status(f), len(RANK)))  # stable: suite order within a status
 
 
+def owners(item: Any) -> list[str]:
+    """A finding's owners (a Finding or its JSON dict), the most specific first; [] when none."""
+    value = item.get("owners") if isinstance(item, Mapping) else getattr(item, "owners", None)
+    return [str(o) for o in value or ()]
+
+
+def tags(item: Any) -> list[str]:
+    """A finding's tags (a Finding or its JSON dict); [] when none."""
+    value = item.get("tags") if isinstance(item, Mapping) else getattr(item, "tags", None)
+    return [str(t) for t in value or ()]
+
+
+def problem_owners(findings: Iterable[Any]) -> list[tuple[str, int]]:
+    """Each owner of a failed, erroring or warning check with how many of them they own, most first
+    (then as first met): who has something to look at."""
+    tally: dict[str, int] = {}
+    for f in findings:
+        if _status(f) in ("fail", "error", "warn"):
+            for owner in owners(f):
+                tally[owner] = tally.get(owner, 0) + 1
+    return sorted(tally.items(), key=lambda item: -item[1])
+
+
 def _count(value: Any) -> str:
     if isinstance(value, float):
         return f"{value:,.0f}" if value.is_integer() else f"{value:g}"

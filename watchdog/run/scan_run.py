@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from watchdog.graph.models import Models
     from watchdog.graph.runner import LLMReportOutcome
     from watchdog.run.export_failures import ExportRequest
+    from watchdog.scan.selection import CheckSelection
     from watchdog.settings import DeliveryChannel, Settings
 
 
@@ -65,13 +66,18 @@ def run_scan(database: str | DatabaseConfig, suite_paths: Iterable[str | Path], 
              sample: int = DEFAULT_SAMPLE, on_progress: Progress | None = None, llm: bool = False,
              settings: Settings | None = None, models: Models | None = None, run_id: str | None = None,
              allow_empty: bool = False, order: Order = DEFAULT_ORDER, diagnose: bool = True,
-             export: ExportRequest | None = None) -> ScanOutcome:
+             export: ExportRequest | None = None, selection: CheckSelection | None = None) -> ScanOutcome:
     """Validate suites (those that hold no check are an error unless ``allow_empty``), check ``out_dir`` can be
     written, compute the run (the diagnosis unless ``diagnose`` is false, the LLM report with ``llm``) and file
     it into ``out_dir``: findings.json first, then report.md (checks in ``order``; audit.json after an LLM
     report). With ``export``, every failing row of each breaching check is written too (see
-    :mod:`watchdog.run.export_failures`)."""
+    :mod:`watchdog.run.export_failures`). With ``selection``, only the checks it keeps run (see
+    :mod:`watchdog.scan.selection`)."""
     suites = load_suites(suite_paths, allow_empty=allow_empty)
+    if selection:
+        from watchdog.scan.selection import select_checks
+
+        suites = select_checks(suites, selection, allow_empty=allow_empty)
     target = database if isinstance(database, DatabaseConfig) else DatabaseConfig(url=database)
     folder = RunFolder(out_dir, order=order)
     folder.check()  # before any query: a scan whose findings cannot be written is not started
