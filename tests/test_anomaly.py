@@ -182,7 +182,8 @@ tables:
     text = str(info.value)
     assert "suite.yaml:5: tables.orders[0].unique.anomaly: unique cannot be bucketed by timestamp_column" in text
     assert "suite.yaml:7: " in text and "`bucket` needs `timestamp_column`" in text
-    assert "suite.yaml:10: " in text and "anomaly metric 'value' is for row_count and freshness" in text
+    assert "suite.yaml:10: " in text
+    assert "anomaly metric 'value' is for row_count, freshness, metric and distribution" in text
     assert "missing required option 'max_age' (or `anomaly:`" in text
 
 

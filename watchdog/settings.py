@@ -33,7 +33,7 @@ from watchdog.defaults import (
 from watchdog.delivery.channels import DeliveryChannel, OwnerContacts, every_seconds
 from watchdog.errors import ConfigError
 from watchdog.monitor.config import MonitorConfig
-from watchdog.redact import register_secret, register_url_secrets
+from watchdog.redact import redact_url, register_secret, register_url_secrets
 from watchdog.sandbox.file_tables import check_file_path, check_files, check_table_name
 from watchdog.yaml_lines import DuplicateKeyError, YamlLines, dotted, load_with_lines, shield_references, unshield
 
@@ -281,7 +281,7 @@ class Settings(_Strict):
         """The configured database ``name``, its URL resolved against the project root."""
         if name not in self.databases:
             known = ", ".join(sorted(self.databases)) or "none"
-            raise ConfigError(f"{self.source}: no database named {name!r} (configured: {known})")
+            raise ConfigError(f"{self.source}: no database named {redact_url(name)!r} (configured: {known})")
         db = self.databases[name]
         files = {table: str(self.path(path)) for table, path in db.files.items()}
         return replace(db, url=resolve_url(db.url, self.root), files=files)

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 import click
 
 from watchdog.cli import console
-from watchdog.cli.app import CONTEXT, GreedyOption, cli, config_option, resolve_db
+from watchdog.cli.app import CONTEXT, GreedyOption, NotADatabase, cli, config_option, resolve_db
 from watchdog.defaults import (
     DEFAULT_EXPORT_LIMIT,
     DEFAULT_MAX_ROWS,
@@ -146,11 +146,17 @@ def _counterparts(config_path: Path | None) -> Any:
 
 def _with_files(db: str | None, files: tuple[str, ...], config_path: Path | None) -> DatabaseConfig:
     """``--db`` (default: DuckDB in memory when files are given) with the ``--file`` tables added."""
+    from watchdog.database import DatabaseConfig
     from watchdog.sandbox.file_tables import IN_MEMORY, FileTableError, is_duckdb_url, parse_spec
 
     if db is None and not files:
         raise click.UsageError("give --db URL|NAME, or --file [NAME=]PATH to check files")
-    database = resolve_db(db or IN_MEMORY, config_path)
+    try:
+        database = resolve_db(db or IN_MEMORY, config_path)
+    except NotADatabase as exc:  # the scan runs, says so once as its error and marks every check not run
+        if files or db is None:
+            raise
+        return DatabaseConfig(url=db, unusable=str(exc))
     if not files:
         return database
     if not is_duckdb_url(database.url):

@@ -34,8 +34,9 @@ def anomaly_lines(f: Finding) -> list[str]:
     a = f.details.get("anomaly")
     if not isinstance(a, dict):
         return []
-    what = {"rate": "failing rate", "failing": "failing rows",
-            "value": "rows" if f.check in ("row_count", "volume") else "age"}
+    value = {"row_count": "rows", "volume": "rows", "distribution": "PSI"}.get(
+        f.check, str(f.details.get("agg")) if f.check == "metric" else "age")
+    what = {"rate": "failing rate", "failing": "failing rows", "value": value}
     name = what.get(a.get("metric", ""), str(a.get("metric")))
     if a.get("source") == "buckets":
         source = f"per {a.get('bucket')} of {a.get('timestamp_column')}, training {a.get('training')}"
@@ -75,7 +76,36 @@ def rule_lines(f: Finding) -> list[str]:
         return out
     if f.check == "schema_changes" or d.get("dropped"):
         return _schema_change_lines(d)
+    if f.check == "metric":
+        out = [f"{d.get('agg')} of {f.column}: {figure(f, f.observed)}."]
+        if d.get("not_numeric"):
+            out.append(f"Values that are not numbers, left out: {esc.number(d['not_numeric'])}.")
+        return out + ([f"{d['note']}."] if d.get("note") else [])
+    if f.check == "distribution":
+        return _distribution_lines(f)
     return []
+
+
+#: the buckets a distribution's report lists, the most moved first
+BUCKETS_SHOWN = 5
+
+
+def _distribution_lines(f: Finding) -> list[str]:
+    d = f.details
+    if d.get("note"):
+        return [f"{d['note']}."]
+    buckets = sorted(d.get("buckets") or [], key=lambda b: -abs(float(b.get("actual") or 0)
+                                                                 - float(b.get("expected") or 0)))
+    moved = ", ".join(f"{_bucket_name(b)} {esc.percent(float(b.get('expected') or 0))} to "
+                      f"{esc.percent(float(b.get('actual') or 0))}" for b in buckets[:BUCKETS_SHOWN])
+    against = "the baseline option" if d.get("baseline") == "option" else d.get("baseline")
+    return [f"PSI {figure(f, f.observed)} against {against} ({d.get('mode')}); moved most: {moved}."]
+
+
+def _bucket_name(b: dict[str, Any]) -> str:
+    if "bucket" in b:
+        return str(b["bucket"])
+    return "NULL" if b.get("value") is None else repr(b.get("value"))
 
 
 def _schema_change_lines(d: dict[str, Any]) -> list[str]:

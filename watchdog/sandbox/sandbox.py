@@ -46,7 +46,9 @@ class Sandbox:
 
     @classmethod
     def for_database(cls, db: DatabaseConfig, **options: Any) -> Sandbox:
-        """A sandbox on a configured database, with its limits."""
+        """A sandbox on a configured database, with its limits (DatabaseUnavailable when it names none)."""
+        if db.unusable:
+            raise DatabaseUnavailable(db.unusable)
         return cls(db.url, timeout_s=db.timeout_s, max_rows=db.max_rows, files=db.files or None, **options)
 
     def __init__(

@@ -91,7 +91,8 @@ def _parse(url: str) -> URL:
     try:
         return make_url(url)
     except Exception:
-        raise DatabaseUnavailable(f"not a database URL: {redact_url(url)!r}") from None
+        raise DatabaseUnavailable(f"not a database URL: {redact_url(url)!r}; write e.g. {_EXAMPLES['postgresql']} "
+                                  f"or {_EXAMPLES['sqlite']}") from None
 
 
 def _sqlalchemy_session(url: str, files: dict[str, str] | None) -> Session:
@@ -117,11 +118,20 @@ def _sqlalchemy_session(url: str, files: dict[str, str] | None) -> Session:
         return GenericSession(parsed)
     except NoSuchModuleError:
         raise DatabaseUnavailable(unknown_dialect(parsed.drivername)) from None
-    except ImportError:  # a warehouse's SQLAlchemy dialect is there but not its driver
-        missing = missing_driver(backend)
-        if missing is None:
-            raise
-        raise DatabaseUnavailable(missing) from None
+    except ImportError as exc:  # the SQLAlchemy dialect is there but not its driver
+        raise DatabaseUnavailable(missing_driver(backend) or driver_not_installed(parsed.drivername, exc)) from None
+
+
+#: the package to install for a driver module whose name is not its package's
+_PACKAGES = {"MySQLdb": "mysqlclient", "psycopg2": "psycopg2-binary", "psycopg": "'psycopg[binary]'",
+             "duckdb": "'watchdog-dq[duckdb]'", "pyhive": "'watchdog-dq[spark]'"}
+
+
+def driver_not_installed(drivername: str, exc: ImportError) -> str:
+    """One line for a URL whose driver module is missing: what to ``pip install``."""
+    module = (exc.name or drivername.partition("+")[2] or drivername).split(".")[0]
+    return (f"the driver of {drivername}:// is not installed (no module {module!r}): "
+            f"pip install {_PACKAGES.get(module, module)}")
 
 
 def _plain_sqlite_file(url: str) -> str | None:

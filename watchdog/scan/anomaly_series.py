@@ -34,7 +34,11 @@ if TYPE_CHECKING:  # the detector (and statistics) is imported where a check has
     from watchdog.anomaly_detector import DetectorConfig, Judgement
 
 SERIES_POINTS = 400
-THRESHOLDS = ("max_count", "max_rate", "min", "max", "max_age")
+THRESHOLDS = ("max_count", "max_rate", "min", "max", "max_age", "max_psi")
+#: checks whose figure is one value (``observed``), judged as ``metric: value``
+VALUE_KINDS = ("row_count", "freshness", "metric", "distribution")
+#: of those, the ones whose value can be computed per bucket of a ``timestamp_column``
+BUCKETED_VALUE_KINDS = ("row_count", "freshness", "metric")
 
 
 def spec_of(check: Check) -> AnomalyOptions | None:
@@ -45,7 +49,7 @@ def spec_of(check: Check) -> AnomalyOptions | None:
 def metric_of(check: Check, spec: AnomalyOptions) -> str:
     if spec.metric:
         return spec.metric
-    return "value" if check.kind in ("row_count", "freshness") else "rate"
+    return "value" if check.kind in VALUE_KINDS else "rate"
 
 
 def suite_problems(check: Check) -> list[str]:
@@ -54,13 +58,15 @@ def suite_problems(check: Check) -> list[str]:
     if spec is None:
         return []
     problems = []
-    whole_table = check.kind in ("row_count", "freshness")
+    whole_table = check.kind in VALUE_KINDS
     metric = metric_of(check, spec)
     if whole_table and metric != "value":
         problems.append(f"anomaly metric {metric!r} is for row-level checks; {check.kind} judges its value")
     if not whole_table and metric == "value":
-        problems.append("anomaly metric 'value' is for row_count and freshness; use rate or failing")
-    if spec.timestamp_column and not (whole_table or isinstance(check, RowConditionCheck)):
+        problems.append("anomaly metric 'value' is for row_count, freshness, metric and distribution; use rate or "
+                        "failing")
+    bucketed = check.kind in BUCKETED_VALUE_KINDS or isinstance(check, RowConditionCheck)
+    if spec.timestamp_column and not bucketed:
         problems.append(f"{check.kind} cannot be bucketed by timestamp_column (it is not one condition per row); "
                         "leave timestamp_column out to judge it against the audit's run history")
     return problems
@@ -140,6 +146,8 @@ def _aggregates(check: Check, dialect: str) -> list[exp.Expr]:
         return [sqlbuild.count_star()]
     if check.kind == "freshness":
         return [exp.Max(this=sqlbuild.column(check.column or ""))]
+    if check.kind == "metric":  # the metric's own aggregate per bucket (see MetricCheck.bucket_aggregates)
+        return cast(list[exp.Expr], check.bucket_aggregates(dialect))  # type: ignore[attr-defined]
     assert isinstance(check, RowConditionCheck)
     return [sqlbuild.count_star(), sqlbuild.case_count(check.condition(dialect))]
 
@@ -198,6 +206,8 @@ def _bucket_series(check: Check, spec: AnomalyOptions, plan: BucketPlan,
                 newest = stamp if newest is None or stamp > newest else newest
             end = start + plan.size
             series.append((start, (end - newest).total_seconds() if newest is not None else None))
+        elif check.kind == "metric":
+            series.append((start, check.bucket_value(got)))  # type: ignore[attr-defined]
         else:
             total, failing = (int(got[0] or 0), int(got[1] or 0)) if got else (0, 0)
             if metric == "failing":

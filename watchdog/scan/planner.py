@@ -54,7 +54,9 @@ class Plan:
 
 
 def plan(checks: list[Check], dialect: str, *, sample: int = 0, max_columns: int = MAX_COLUMNS_PER_SELECT,
-         max_chars: int = MAX_SQL_CHARS) -> Plan:
+         max_chars: int = MAX_SQL_CHARS, split: int = 1) -> Plan:
+    """The statements of a scan. ``split``: how many sandboxes may run them at once (see :func:`batch_statements`:
+    a keyed pass over many conditions is cut into that many, each evaluating its share of the conditions)."""
     result = Plan()
     batches: dict[tuple[str, str | None], list[Aggregate]] = {}
     standalone: dict[str, Standalone | Columns | Procedure] = {}
@@ -81,7 +83,7 @@ def plan(checks: list[Check], dialect: str, *, sample: int = 0, max_columns: int
                 standalone.setdefault(metric.key, metric)
     for (table, where), aggregates in batches.items():
         result.statements.extend(batch_statements(table, where, aggregates, dialect, max_columns, max_chars,
-                                                  sample=sample))
+                                                  sample=sample, split=split))
     for metric in standalone.values():
         if isinstance(metric, (Columns, Procedure)):  # a catalog read, or a procedure of its own: not one query
             result.statements.append(Statement("", [metric], metric.table))
@@ -104,10 +106,18 @@ def _key_metric(check: Check, dialect: str) -> samples.KeyAggregate | None:
 
 def batch_statements(table: str, where: str | None, aggregates: list[Aggregate], dialect: str,
                      max_columns: int = MAX_COLUMNS_PER_SELECT, max_chars: int = MAX_SQL_CHARS,
-                     sample: int = 0) -> list[Statement]:
+                     sample: int = 0, split: int = 1) -> list[Statement]:
     """One SELECT of all ``aggregates`` over ``table``/``where``, split into several only when too long; with
-    :class:`~watchdog.scan.samples.KeyAggregate` s among them, the keyed form of the pass (one chunk only)."""
+    :class:`~watchdog.scan.samples.KeyAggregate` s among them, the keyed form of the pass (one chunk only).
+
+    A keyed pass over at least :data:`SPLIT_MIN_KEYS` conditions is cut into ``split`` passes, each evaluating
+    its share of the conditions (a condition with its count and keys): SQLite runs a statement on one core, and a
+    slow one lets a second sandbox take the next (:mod:`watchdog.scan.parallel`), so the conditions are
+    evaluated on two cores at once; the table's rows are read by each."""
     keys = [m for m in aggregates if isinstance(m, samples.KeyAggregate)]
+    if keys and split > 1 and len(keys) >= SPLIT_MIN_KEYS:
+        return [statement for part in _parts(aggregates, keys, min(split, len(keys) // 2))
+                for statement in batch_statements(table, where, part, dialect, max_columns, max_chars, sample)]
     if keys:
         plain = [m for m in aggregates if m not in keys]
         size = sum(len(m.expression.sql(dialect=dialect)) + 10 for m in aggregates)
@@ -138,6 +148,23 @@ def batch_statements(table: str, where: str | None, aggregates: list[Aggregate],
             query = query.where(condition if len(chunks) == 1 else condition.copy(), copy=False)
         statements.append(Statement(query.sql(dialect=dialect, copy=False), list(chunk), table, where))
     return statements
+
+
+#: a keyed pass is cut for parallel sandboxes from this many conditions on (each part evaluates at least half of
+#: them: with fewer, reading the rows again costs more than the conditions spread over two cores save)
+SPLIT_MIN_KEYS = 8
+
+
+def _parts(aggregates: list[Aggregate], keys: list[samples.KeyAggregate], n: int) -> list[list[Aggregate]]:
+    """``aggregates`` in ``n`` parts of about as many conditions each: a condition's keys with its count; the other
+    aggregates with the first part."""
+    counts = {key.count_key for key in keys}
+    keyed = [[m for m in aggregates if m.key == key.count_key] + [key] for key in keys]
+    parts: list[list[Aggregate]] = [[m for m in aggregates if m not in keys and m.key not in counts]]
+    parts += [[] for _ in range(n - 1)]
+    for i, unit in enumerate(keyed):
+        parts[i * n // len(keyed)].extend(unit)
+    return [part for part in parts if part]
 
 
 def _for_dialect(expression: exp.Expr, dialect: str) -> exp.Expr:

@@ -197,9 +197,9 @@ def register(cls: type[Check]) -> type[Check]:
 #: not pay for the other dozen); tests/test_suites.py checks that this map and the registered types agree
 KIND_MODULES = {
     "accepted_values": "accepted_values", "custom_sql": "custom_sql", "expression": "expression",
-    "foreign_key": "foreign_key", "freshness": "freshness", "functional_dependency": "functional_dependency",
-    "not_null": "not_null", "pattern": "pattern", "range": "range_check", "reconcile": "reconcile",
-    "row_count": "row_count",
+    "distribution": "distribution", "foreign_key": "foreign_key", "freshness": "freshness",
+    "functional_dependency": "functional_dependency", "metric": "metric", "not_null": "not_null",
+    "pattern": "pattern", "range": "range_check", "reconcile": "reconcile", "row_count": "row_count",
     "schema": "schema", "schema_changes": "schema", "unique": "unique",
 }
 

@@ -17,7 +17,7 @@ from typing import Any
 from sqlglot import exp
 
 from watchdog.scan import sqlbuild
-from watchdog.scan.check_types.base import ColumnOptions
+from watchdog.scan.check_types.base import Check, ColumnOptions
 from watchdog.scan.check_types.fields import option, options_class
 from watchdog.scan.check_types.row_condition import RowConditionCheck
 from watchdog.scan.table_options import null_values_of
@@ -39,10 +39,9 @@ class MarkedColumnOptions(ColumnOptions):
     null_values: list[str] | None = option(None, before=_markers)
 
 
-class MarkedColumnCheck(RowConditionCheck):
-    """A row-level check of one column whose NULLs include the table's (or the check's) null markers."""
-
-    options: MarkedColumnOptions
+class MarkedColumn(Check):
+    """A check of one column whose NULLs include the table's (or the check's) null markers (its options have
+    ``null_values``)."""
 
     def null_markers(self) -> tuple[str, ...]:
         own = self.options.null_values
@@ -72,3 +71,9 @@ class MarkedColumnCheck(RowConditionCheck):
     def present(self, dialect: str) -> exp.Expr:
         """True where the column holds a value that is neither NULL nor a null marker."""
         return exp.Not(this=self.missing(dialect))
+
+
+class MarkedColumnCheck(MarkedColumn, RowConditionCheck):
+    """A row-level check of one column whose NULLs include the table's (or the check's) null markers."""
+
+    options: MarkedColumnOptions
