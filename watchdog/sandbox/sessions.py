@@ -194,7 +194,7 @@ class PostgresSession(EngineSession):
         #: whether this role may set temp_file_limit (a superuser, or SET granted on PostgreSQL 15+)
         self._may_limit_temp: bool | None = None
 
-    def _begin(self, conn: sa.Connection, raw: Any, timeout_s: float) -> None:
+    def _begin(self, conn: sa.Connection, raw: Any, timeout_s: float, jit: bool = True) -> None:
         ms = max(1, int(timeout_s * 1000))
         with raw.cursor() as cur:
             cur.execute("BEGIN TRANSACTION READ ONLY")
@@ -202,10 +202,12 @@ class PostgresSession(EngineSession):
                 self._may_limit_temp = _may_set_temp_file_limit(cur)
             temp = f", set_config('temp_file_limit', '{int(limits.TEMP_FILE_LIMIT_KB)}', true)" if (
                 self._may_limit_temp) else ""
+            # a statement of hundreds of expressions can spend longer compiling them than running them
+            jit_off = "" if jit else ", set_config('jit', 'off', true)"
             # standard_conforming_strings: 'a\' is a whole string, as the parser read it
             cur.execute(f"SELECT set_config('statement_timeout', '{ms}', true), "
                         f"set_config('lock_timeout', '{ms}', true), "
-                        f"set_config('standard_conforming_strings', 'on', true){temp}")
+                        f"set_config('standard_conforming_strings', 'on', true){temp}{jit_off}")
 
     def _cursor(self, raw: Any, max_rows: int, parallel: bool = False) -> Any:
         if parallel:
@@ -315,7 +317,7 @@ class MySQLSession(EngineSession):
                                **({"password": password} if password else {})})
         self.encoding_hint = encoding_hint
 
-    def _begin(self, conn: sa.Connection, raw: Any, timeout_s: float) -> None:
+    def _begin(self, conn: sa.Connection, raw: Any, timeout_s: float, jit: bool = True) -> None:
         with raw.cursor() as cur:
             if getattr(conn.dialect, "is_mariadb", False):
                 limit = f"max_statement_time = {timeout_s:.3f}"
