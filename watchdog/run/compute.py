@@ -117,13 +117,18 @@ def compute_run(request: RunRequest, *, record: Record | None = None) -> RunOutc
         monitor_stage(request, box, outcome)
         export_stage(request, box, outcome)
         diagnose_stage(request, box, outcome, record)
-        trends_stage(request, outcome)
-        report_stage(request, outcome)
-        if record is not None:
-            record(outcome)
-        if request.llm:
-            llm_stage(request, box, outcome)
+        finish_stages(request, box, outcome, record)
     return outcome
+
+
+def finish_stages(request: RunRequest, box: Sandbox | None, outcome: RunOutcome, record: Record | None) -> None:
+    """Trends, the report, the record, then the LLM: what follows the findings, with or without a database."""
+    trends_stage(request, outcome)
+    report_stage(request, outcome)
+    if record is not None:
+        record(outcome)
+    if request.llm:
+        llm_stage(request, box, outcome)
 
 
 def unopened_run(request: RunRequest, exc: DatabaseUnavailable, record: Record | None) -> RunOutcome:
@@ -142,12 +147,7 @@ def unopened_run(request: RunRequest, exc: DatabaseUnavailable, record: Record |
                   dialect=dialect, suites=[str(s.path) for s in request.suites])
     doc.run_id = request.run_id
     outcome = RunOutcome(request.run_id, doc)
-    trends_stage(request, outcome)
-    report_stage(request, outcome)
-    if record is not None:
-        record(outcome)
-    if request.llm:
-        llm_stage(request, None, outcome)
+    finish_stages(request, None, outcome, record)
     return outcome
 
 
