@@ -23,7 +23,7 @@ from typing import Any
 from bench.common import machine
 
 ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
-PG_DB = "wd_bench_diagnose"
+PG_DB = "diag_bench_diagnose"
 RANGE_COLUMNS = [f"v{k}" for k in range(1, 13)]
 
 #: the 20 checks, in the order they are added (1, 5 or 20 of them)
@@ -117,12 +117,15 @@ def _kind(sql: str) -> str:
     return "failing_rows" if sql.startswith("WITH wd_rows") else "rows"
 
 
-def _timed(box: Any) -> list[tuple[str, float]]:
-    """Time every statement the sandbox runs from now on (the profile of the diagnosis, statement by statement)."""
+def _timed(box: Any, jit: bool | None = None) -> list[tuple[str, float]]:
+    """Time every statement the sandbox runs from now on (the profile of the diagnosis, statement by statement);
+    ``jit``: force PostgreSQL's JIT on or off (True: as the diagnosis ran before it turned JIT off)."""
     timed: list[tuple[str, float]] = []
     query = box.query
 
     def timing(sql: str, *args: Any, **kwargs: Any) -> Any:
+        if jit is not None:
+            kwargs["jit"] = jit
         start = time.perf_counter()
         try:
             return query(sql, *args, **kwargs)
@@ -133,7 +136,9 @@ def _timed(box: Any) -> list[tuple[str, float]]:
     return timed
 
 
-def measure(url: str, suite_path: Path, repeat: int) -> dict[str, Any]:
+def measure(url: str, suite_path: Path, repeat: int, jit_too: bool = False) -> dict[str, Any]:
+    """Medians over ``repeat`` rounds of the scan and its diagnosis; ``jit_too``: each round also diagnoses with
+    PostgreSQL's JIT on, as the diagnosis ran before (interleaved, for the comparison)."""
     from watchdog.diagnose import diagnose
     from watchdog.sandbox import Sandbox
     from watchdog.scan.scanner import scan
@@ -145,6 +150,7 @@ def measure(url: str, suite_path: Path, repeat: int) -> dict[str, Any]:
     failing = 0
     errors: list[str] = []
     per_statement: dict[str, list[float]] = {}
+    jit_s: list[float] = []
     for _ in range(repeat):
         checks = load_suite(suite_path).checks
         with Sandbox(url, timeout_s=600) as box:
@@ -156,6 +162,7 @@ def measure(url: str, suite_path: Path, repeat: int) -> dict[str, Any]:
             statements["scan"] = len(sent)
             failing = sum(f.status in ("fail", "warn") for f in doc.findings)
             sent.clear()
+            query = box.query
             timed = _timed(box)
             start = time.perf_counter()
             found = diagnose(box, checks, doc.findings, timeout_s=600)
@@ -164,9 +171,20 @@ def measure(url: str, suite_path: Path, repeat: int) -> dict[str, Any]:
                 per_statement.setdefault(kind, []).append(seconds)
             statements["diagnosis"] = len(sent)
             errors = [d["error"] for d in found.values() if "error" in d]
+            if jit_too:
+                box.query = query  # type: ignore[method-assign]
+                _timed(box, jit=True)
+                start = time.perf_counter()
+                diagnose(box, checks, doc.findings, timeout_s=600)
+                jit_s.append(time.perf_counter() - start)
+            box.query = query  # type: ignore[method-assign]
     scan_median, diag_median = statistics.median(scan_s), statistics.median(diag_s)
-    return {"failing_checks": failing, "scan_s": round(scan_median, 3), "diagnosis_s": round(diag_median, 3),
-            "ratio": round(diag_median / scan_median, 3), "statements": statements, "errors": errors,
+    before = {"diagnosis_jit_s": round(statistics.median(jit_s), 3),
+              "ratio_jit": round(statistics.median(jit_s) / scan_median, 3),
+              "runs_jit_s": [round(x, 3) for x in jit_s]} if jit_s else {}
+    return {**before, "failing_checks": failing, "scan_s": round(scan_median, 3),
+            "diagnosis_s": round(diag_median, 3), "ratio": round(diag_median / scan_median, 3),
+            "statements": statements, "errors": errors,
             "diagnosis_statement_s": {k: round(statistics.median(v), 3) for k, v in per_statement.items()},
             "runs": {"scan_s": [round(x, 3) for x in scan_s], "diagnosis_s": [round(x, 3) for x in diag_s]}}
 
@@ -177,10 +195,13 @@ def main() -> None:
     parser.add_argument("--engines", nargs="+", default=["sqlite", "postgresql"])
     parser.add_argument("--failing", type=int, nargs="+", default=[1, 5, 20])
     parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("--jit-too", action="store_true",
+                        help="PostgreSQL: also time each diagnosis with JIT on (as it ran before), interleaved")
     parser.add_argument("--out", type=Path, default=Path("bench/results/diagnose_cost.json"))
     args = parser.parse_args()
     results: list[dict[str, Any]] = []
     started = datetime.now(UTC).isoformat(timespec="seconds")
+    load_before = machine()["loadavg"]
     with tempfile.TemporaryDirectory(prefix="wd-diag-bench-") as tmp:
         for rows in args.sizes:
             for engine in args.engines:
@@ -193,7 +214,8 @@ def main() -> None:
                     url = build_postgres(rows)
                 build_s = round(time.perf_counter() - built, 1)
                 for failing in args.failing:
-                    found = measure(url, suite(Path(tmp) / f"suite_{failing}.yaml", failing), args.repeat)
+                    found = measure(url, suite(Path(tmp) / f"suite_{failing}.yaml", failing), args.repeat,
+                                    jit_too=args.jit_too and engine == "postgresql")
                     row = {"engine": engine, "rows": rows, "checks": failing, "build_s": build_s, **found,
                            "loadavg": machine()["loadavg"]}
                     print(json.dumps(row), flush=True)
@@ -202,6 +224,7 @@ def main() -> None:
                     path.unlink()
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps({"benchmark": "diagnose_cost", "started_at": started, "machine": machine(),
+                                    "loadavg_at_start": load_before,
                                     "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
                                     "results": results}, indent=2) + "\n", encoding="utf-8")
 

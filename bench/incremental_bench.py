@@ -1,9 +1,11 @@
 """Incremental tables: an append-only table of N rows receiving 1% new rows per run.
 
 Measures, interleaved in one run, the time of an incremental audit (the window past the mark) over the time of a
-full one (every row), for the row-level checks alone and with ``unique`` and ``foreign_key``; and checks that the
+full one (every row), for the row-level checks alone and with ``unique`` and ``foreign_key``; checks that the
 incremental findings equal a full scan restricted to the new rows (``where: id >= N``, the mark's row
-included). Tables are generated in-database (generate_series on PostgreSQL, a recursive CTE on SQLite).
+included; ids are unique, so ``unique`` finds no duplicate either way); and records the plans of the windowed
+``unique`` and ``foreign_key`` statements (each must look the keys up through an index, never scan the old rows).
+Tables are generated in-database (generate_series on PostgreSQL, a recursive CTE on SQLite).
 
     python -m bench.incremental_bench --rows 10000000 --engines postgresql,sqlite
 """
@@ -24,6 +26,7 @@ import sqlalchemy as sa
 
 from bench.common import machine
 from watchdog.sandbox import Sandbox
+from watchdog.scan.check_types.base import Standalone
 from watchdog.scan.incremental import narrow
 from watchdog.scan.scanner import scan
 from watchdog.scan.suites import load_suites
@@ -54,10 +57,10 @@ def suite(tmp: Path, name: str, body: str, where: str | None = None) -> list[Any
 def load_postgres(n: int, new: int) -> str:
     admin = sa.create_engine(PG_ADMIN, isolation_level="AUTOCOMMIT")
     with admin.connect() as conn:
-        conn.execute(sa.text("DROP DATABASE IF EXISTS wd_bench_incr"))
-        conn.execute(sa.text("CREATE DATABASE wd_bench_incr"))
+        conn.execute(sa.text("DROP DATABASE IF EXISTS incr_bench"))
+        conn.execute(sa.text("CREATE DATABASE incr_bench"))
     admin.dispose()
-    url = PG_ADMIN.rsplit("/", 1)[0] + "/wd_bench_incr"
+    url = PG_ADMIN.rsplit("/", 1)[0] + "/incr_bench"
     engine = sa.create_engine(url)
     row = (f"SELECT i, CASE WHEN i % {BAD} = 0 THEN NULL ELSE 'u' || i || '@x.io' END, "
            f"CASE WHEN i % {BAD} = 0 THEN 'bad' ELSE 'C-' || i END, "
@@ -111,7 +114,9 @@ def timed(url: str, checks: list[Any], marks: dict[str, Any] | None) -> tuple[fl
     return took, {f.check: (f.status, f.failing, f.total) for f in doc.findings}
 
 
-def bench_engine(engine: str, url: str, n: int, new: int, tmp: Path, reps: int) -> dict[str, Any]:
+def bench_engine(engine: str, url: str, n: int, new: int, tmp: Path, reps: int,
+                 save: Any = None) -> dict[str, Any]:
+    """One engine's ratios; ``save()`` writes the results so far after each suite (a long run keeps them)."""
     with Sandbox(url) as box:  # the mark a previous run recorded: the largest created_at before the append
         mark = box.query(f"SELECT MAX(created_at) FROM events WHERE id <= {n}").scalar()
     marks = {"events": mark}
@@ -126,16 +131,33 @@ def bench_engine(engine: str, url: str, n: int, new: int, tmp: Path, reps: int) 
             took, incremental = timed(url, checks, marks)
             inc_s.append(took)
         _, expected = timed(url, restricted, None)
-        windowed = ("not_null", "pattern", "range", "foreign_key")  # unique judges the whole table either way
-        same = {k: v for k, v in incremental.items() if k in windowed} == {
-            k: v for k, v in expected.items() if k in windowed}
+        same = incremental == expected
         out[label] = {"full_s": [round(x, 3) for x in full_s], "incremental_s": [round(x, 3) for x in inc_s],
                       "ratio": round(statistics.median(inc_s) / statistics.median(full_s), 4),
                       "incremental_findings": {k: list(v) for k, v in incremental.items()},
                       "full_restricted_to_new_rows": {k: list(v) for k, v in expected.items()},
                       "row_level_findings_equal": same}
         print(engine, label, out[label]["ratio"], "same" if same else "DIFFERENT", flush=True)
+        if save is not None:
+            save(out)
+    out["plans"] = plans(url, suite(tmp, "keyed", KEYED), marks)
     return out
+
+
+def plans(url: str, checks: list[Any], marks: dict[str, Any]) -> dict[str, str]:
+    """The database's plan of each windowed key statement (EXPLAIN; EXPLAIN QUERY PLAN on SQLite)."""
+    found: dict[str, str] = {}
+    with Sandbox(url) as box:
+        narrowed, _ = narrow(box, checks, marks)
+        statements = {check.kind: metric.sql for check in narrowed for metric in check.metrics(box.dialect)
+                      if isinstance(metric, Standalone)}
+        prefix = "EXPLAIN QUERY PLAN " if "sqlite" in box.dialect else "EXPLAIN "
+    engine = sa.create_engine(url)  # the sandbox runs reads only: EXPLAIN goes through a plain connection
+    with engine.connect() as conn:
+        for kind, sql in statements.items():
+            found[kind] = "\n".join(str(r[-1]) for r in conn.exec_driver_sql(prefix + sql))
+    engine.dispose()
+    return found
 
 
 def main() -> None:
@@ -144,6 +166,8 @@ def main() -> None:
     parser.add_argument("--engines", default="postgresql,sqlite")
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--out", default="bench/results/incremental-10m.json")
+    parser.add_argument("--reuse", action="store_true",
+                        help="PostgreSQL: measure the incr_bench database a previous run of the same --rows loaded")
     args = parser.parse_args()
     new = args.rows // 100
     results: dict[str, Any] = {"bench": "incremental", "at": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -152,15 +176,22 @@ def main() -> None:
         tmp = Path(folder)
         for engine in args.engines.split(","):
             started = time.perf_counter()
-            url = load_postgres(args.rows, new) if engine == "postgresql" else load_sqlite(args.rows, new, tmp)
+            if engine == "postgresql" and args.reuse:
+                url = PG_ADMIN.rsplit("/", 1)[0] + "/incr_bench"
+            else:
+                url = load_postgres(args.rows, new) if engine == "postgresql" else load_sqlite(args.rows, new, tmp)
             print(engine, "loaded in", round(time.perf_counter() - started, 1), "s", flush=True)
-            results["engines"].append(bench_engine(engine, url, args.rows, new, tmp, args.reps))
+            def save(partial: dict[str, Any]) -> None:
+                so_far = {**results, "engines": [*results["engines"], partial], "machine_after": machine()}
+                Path(args.out).write_text(json.dumps(so_far, indent=2, default=str) + "\n")
+
+            results["engines"].append(bench_engine(engine, url, args.rows, new, tmp, args.reps, save))
     results["machine_after"] = machine()
     Path(args.out).write_text(json.dumps(results, indent=2, default=str) + "\n")
     if "postgresql" in args.engines:
         admin = sa.create_engine(PG_ADMIN, isolation_level="AUTOCOMMIT")
         with admin.connect() as conn:
-            conn.execute(sa.text("DROP DATABASE IF EXISTS wd_bench_incr"))
+            conn.execute(sa.text("DROP DATABASE IF EXISTS incr_bench"))
         admin.dispose()
 
 

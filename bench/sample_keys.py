@@ -1,11 +1,23 @@
-"""Samples by key from the counting pass (SQLite), against the shared sample pass, on sparse and dense defects.
+"""SQLite: samples read by the keys the counting pass returns, against the shared sample read, sparse and dense.
 
-In process, interleaved, ``--reps`` times each, on the benchmark's own SQLite files: the sparse table
-(``bench/sparse.py``: 20 checks failing on 1-3 rows) and the dense one (``bench/datagen.py`` with
-``bench/suite.yaml``: 10-20 failing rows per 1,000). For each: the hand-written single pass (the limit, on the
-bare driver), ``scan --sample 0``, and ``scan --sample 5`` with the keys in the counting pass (today) and without
-them (the shared sample pass, as before: ``samples.KEYED_DIALECTS`` emptied for that run). Medians, ratios to the
-limit, and the load average, into ``bench/results/NAME.json``::
+In process (a :class:`~watchdog.sandbox.Sandbox` and :func:`~watchdog.scan.scanner.scan`, no CLI start-up),
+interleaved, ``--reps`` times each after a warm-up round, on the benchmark's own SQLite files: the sparse table
+(``bench/sparse.py``: one table, 20 checks failing on 1-3 rows each) and the dense tables (``bench/datagen.py``
+with ``bench/suite.yaml``: 11 checks on ``customers`` and ``orders``, 4 to 20 failing rows per 1,000). For each
+case four runs:
+
+* ``limit``: the hand-written single pass on the bare driver (``bench/sparse.py``'s ``limit_sql``, or
+  ``bench/limit_runner.py`` for the dense tables);
+* ``sample0``: ``scan(..., sample=0)``, the counts alone;
+* ``keys``: ``scan(..., sample=5)`` as watchdog runs it on SQLite: the counting pass also returns the keys (rowids)
+  of the rows failing each condition with at most 20 times the sample size of them, and those rows are read by
+  key (``watchdog/scan/samples.py``);
+* ``shared_pass``: the same with ``samples.KEYED_DIALECTS`` emptied for the run, so the counting pass returns
+  no keys and every sample comes from the shared sample read, the way other engines get them.
+
+Medians, ratios to the limit, the statements each run sent, whether both sample paths gave the same counts and
+sample sizes, and the load average, into ``bench/results/NAME.json``. PostgreSQL's forms are measured by
+``bench/sample_forms.py``::
 
     .venv/bin/python -m bench.sample_keys --rows 1000000 --reps 5 --name sample-keys-1m
 """

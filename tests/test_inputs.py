@@ -129,11 +129,14 @@ def test_an_empty_suite_is_an_error_unless_allowed(run_cli, sqlite_db, tmp_path)
 ])
 def test_unknown_dialect_is_a_clear_message(run_cli, tmp_path, url, expected):
     suite = _suite(tmp_path, "tables:\n  t:\n    - not_null: a\n")
-    for args in (["scan", "--db", url, "--checks", str(suite), "--out", str(tmp_path / "o")],
-                 ["query", "--db", url, "SELECT 1"]):
-        result = run_cli(*args)
+    scanned = run_cli("scan", "--db", url, "--checks", str(suite), "--out", str(tmp_path / "o"))
+    queried = run_cli("query", "--db", url, "SELECT 1")
+    # a scan says it as its error (findings.json and report.md written, the check not run); query in one line
+    assert json.loads((tmp_path / "o" / "findings.json").read_text())["error"].startswith(
+        "database unavailable: " + expected)
+    for result, prefix in ((scanned, "error: database unavailable: "), (queried, "error: ")):
         assert result.returncode == 3
-        assert result.stderr.startswith("error: " + expected), result.stderr
+        assert result.stderr.startswith(prefix + expected), result.stderr
         assert "NoSuchModuleError" not in result.stderr
 
 

@@ -35,3 +35,10 @@ def test_user_docs_carry_no_internal_history():
     pattern = re.compile(r"\bissue \d+|\bin this round\b|\bwhat changed in this round\b", re.I)
     found = [f"{p.name}: {m.group(0)}" for p in pages for m in pattern.finditer(p.read_text())]
     assert found == [], "user docs say what is, not how it came to be"
+
+
+def test_every_results_file_the_docs_cite_is_in_the_repository():
+    pages = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+    cited = {m for p in pages for m in re.findall(r"bench/results/([\w.-]+\.(?:json|txt))", p.read_text())}
+    missing = sorted(name for name in cited if not (REPO / "bench" / "results" / name).exists())
+    assert missing == [], f"docs quote measurements whose results files are not committed: {missing}"

@@ -17,7 +17,8 @@ from tests.dbs import TestDatabase
 from watchdog.errors import QueryError, QueryTimeout
 from watchdog.findings import FindingsDoc
 from watchdog.sandbox import Sandbox
-from watchdog.scan.planner import plan
+from watchdog.scan.parallel import split_for
+from watchdog.scan.planner import SPLIT_MIN_KEYS, plan
 from watchdog.scan.samples import KEYED_DIALECTS
 from watchdog.scan.scanner import scan
 from watchdog.scan.suites import load_suites
@@ -72,7 +73,7 @@ def run(db: TestDatabase, path: Path, sample: int = 5) -> tuple[FindingsDoc, lis
     with Sandbox(db.url) as box:
         box.on_execute(sent.append)
         doc = scan(box, checks, sample=sample)
-        planned = len(plan(checks, box.dialect, sample=sample).statements)
+        planned = len(plan(checks, box.dialect, sample=sample, split=split_for(box)).statements)
         return doc, sent[planned:], box.dialect
 
 
@@ -183,3 +184,53 @@ def test_postgres_connection_dropped_while_idle_is_replaced(make_database, monke
             other.execute("SELECT pg_terminate_backend(%s)", (idle.info.backend_pid,))
         # pinged, found dead, replaced: the next statement runs, still read-only
         assert box.query("SELECT current_setting('transaction_read_only')", parallel=True).rows == [("on",)]
+
+
+def test_postgres_reads_sparse_samples_in_physical_order_and_views_unordered(make_database, tmp_path):
+    """The shared read of sparse conditions is ordered by ctid on PostgreSQL (parallel workers may read it, and
+    a synchronized scan starting mid-table changes nothing): the samples are the first failing rows in the
+    table's physical order. A view has no ctid: it is read unordered, with the same rows."""
+    db = make_database("postgresql")
+    load(db)
+    k = next(k for k in range(1, COLUMNS + 1) if len(SPARSE[k]) == 2)
+    first, second = SPARSE[k]
+    db.run(f"UPDATE wide SET id = id WHERE id = {first}")  # its new version is written after the other one
+    with db.engine.connect() as conn:
+        order = [row[0] for row in conn.exec_driver_sql(
+            f"SELECT id FROM wide WHERE id IN ({first}, {second}) ORDER BY ctid").fetchall()]
+    assert order == [second, first]
+    doc, extra, dialect = run(db, suite(tmp_path), sample=1)
+    (read,) = reads_of(extra[0], dialect)
+    assert read.args["order"].expressions[0].this.name == "ctid"
+    assert [row["id"] for row in doc.findings[k - 1].sample] == [second]  # the first in physical order
+    db.run("CREATE VIEW wide_v AS SELECT * FROM wide")
+    view = tmp_path / "view.yaml"
+    view.write_text(suite(tmp_path).read_text().replace("  wide:", "  wide_v:"), encoding="utf-8")
+    doc, extra, dialect = run(db, view)
+    assert len(extra) == 2 and "ORDER BY" not in extra[1]  # the ordered read failed (no ctid); unordered
+    for j in range(1, COLUMNS + 1):
+        assert sorted(row["id"] for row in doc.findings[j - 1].sample) == SPARSE[j]
+
+
+def test_sqlite_cuts_a_keyed_pass_of_many_conditions_for_two_sandboxes(make_database, tmp_path):
+    """With two sandboxes allowed (the default), SQLite's keyed pass over the 12 conditions of ``wide`` is two
+    passes of 6 conditions each (a second worker takes one when it is slow): the same counts and samples as
+    one pass on one sandbox, and each condition is evaluated in one of them only."""
+    db = make_database("sqlite")
+    load(db)
+    checks = [c for s in load_suites([suite(tmp_path)]) for c in s.checks]
+    assert COLUMNS >= SPLIT_MIN_KEYS
+    found = {}
+    for parallel in (1, 2):
+        sent: list[str] = []
+        with Sandbox(db.url) as box:
+            box.on_execute(sent.append)
+            doc = scan(box, checks, sample=5, parallel=parallel)
+        counting = [sql for sql in sent if "GROUP_CONCAT" in sql]
+        assert len(counting) == parallel
+        for k in range(1, COLUMNS + 1):  # each condition in exactly one pass
+            column = f"`v{k}`"
+            assert sum(column in sql for sql in counting) == 1
+        found[parallel] = [(f.name, f.failing, f.sample) for f in doc.findings]
+    assert found[1] == found[2]
+    assert [len(sample) for _, _, sample in found[2]] == [len(SPARSE[k]) for k in range(1, COLUMNS + 1)]

@@ -246,3 +246,19 @@ def test_the_catalog_can_be_read(loaded_database):
     with Sandbox(loaded_database.url) as sandbox:
         result = sandbox.query(CATALOG_READS[loaded_database.kind])
     assert [row[0] for row in result.rows] == ["id", "s"]
+
+
+def test_jit_off_holds_for_that_statement_only_on_postgresql(make_database, tmp_path):
+    """The diagnosis's statements (hundreds of expressions) run without PostgreSQL's JIT; others keep the
+    server's setting, and the flag changes nothing elsewhere."""
+    db = make_database("postgresql")
+    with Sandbox(db.url) as box:
+        server = box.query("SELECT current_setting('jit')").rows[0][0]
+        assert box.query("SELECT current_setting('jit')", jit=False).rows[0][0] == "off"
+        assert box.query("SELECT current_setting('jit')", parallel=True, jit=False).rows[0][0] == "off"
+        assert box.query("SELECT current_setting('jit')").rows[0][0] == server
+    import sqlite3
+
+    sqlite3.connect(tmp_path / "x.db").close()
+    with Sandbox(f"sqlite:///{tmp_path / 'x.db'}") as box:
+        assert box.query("SELECT 1", jit=False).rows == [(1,)]

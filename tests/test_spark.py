@@ -366,3 +366,34 @@ def test_the_diagnosis_gives_the_same_facts_on_spark(spark_admin_url: str, tmp_p
         diagnosis.check_facts(findings, found, sent)
     finally:
         db.close()
+
+
+def test_group_by_gives_the_hand_computed_groups(spark_db: SparkDatabase, tmp_path: Path):
+    """``group_by`` on Spark: the figures tests/test_group_by.py works out by hand (a NULL group, 'eu' apart from
+    'EU', 25 groups of which 20 are listed), and the recorded SQL selects the same rows."""
+    from tests import test_group_by as grouping
+
+    grouping.load_into(spark_db, "gb_")
+    suite = tmp_path / "grouped.yaml"
+    suite.write_text(grouping.suite_text("gb_"), encoding="utf-8")
+    checks = [c for loaded in load_suites([suite]) for c in loaded.checks]
+    with Sandbox(spark_db.url, timeout_s=300) as box:  # a loaded machine: the grouped job may be slow
+        found = by_name(scan(box, checks, sample=0).findings)
+        rows = box.query(found["half"].sql, max_rows=100).as_dicts()
+    grouping.assert_groups(found, "gb_")
+    assert sorted(r["id"] for r in rows) == [5, 11, 12]
+
+
+def test_column_globs_expand_against_the_spark_catalogue(spark_db: SparkDatabase, tmp_path: Path):
+    """Column globs and lists on Spark: the checks and figures tests/test_column_globs.py works out by hand."""
+    from tests import test_column_globs as globs
+
+    spark_db.create_table("gb_items", {"id": "int", "code_a": "text", "code_b": "text", "label": "text"}, globs.ROWS)
+    suite = tmp_path / "globs.yaml"
+    suite.write_text(globs.SUITE.replace("  items:", "  gb_items:"), encoding="utf-8")
+    checks = [c for loaded in load_suites([suite]) for c in loaded.checks]
+    with Sandbox(spark_db.url, timeout_s=300) as box:  # a loaded machine: the grouped job may be slow
+        found = by_name(scan(box, checks, sample=0).findings)
+    expected = {name.replace("items.", "gb_items.", 1): want for name, want in globs.EXPECTED.items()}
+    assert {name: (f.status, f.failing) for name, f in found.items()} == expected
+    assert "its columns: id, code_a, code_b, label" in found["gb_items.nothing_*.range"].error

@@ -131,6 +131,26 @@ def test_libpq_keyword_string_is_read_and_masked(password):
         assert password not in redact_url(url).split("@", 1)[0].split(":", 2)[-1] or password in "***"
 
 
+#: the ways a database string misses being a URL: no scheme, one slash, no colon, a space in the scheme
+NO_URL = st.sampled_from(["{user}:{pw}@{host}/shop", "postgresql:/{user}:{pw}@{host}/shop",
+                          "mysql+pymysql//{user}:{pw}@{host}/shop", "postgresql :{user}:{pw}@{host}"])
+
+
+@EXAMPLES
+@given(password=ANY_PASSWORD, user=st.sampled_from(["reader", "dq_ro"]), host=HOSTS, form=NO_URL)
+def test_a_string_that_is_no_url_still_hides_its_password(password, user, host, form):
+    """A ``--db`` that is no URL at all (split_url cannot cut it) is shown with everything from the first ``:``
+    of its user info to its last ``@`` masked, and the password is registered: a later message hides it too."""
+    text = form.format(user=user, pw=password, host=host)
+    assume(split_url(text) is None)
+    with secrets_restored():
+        shown = redact_url(text)
+        assert MASK in shown and shown.endswith(f"@{host}" + ("/shop" if "shop" in form else ""))
+        if len(password) >= 3:
+            assert password not in shown.replace(MASK, "")
+            assert password not in redact(f"the driver said: {password}")
+
+
 @EXAMPLES
 @given(password=ANY_PASSWORD)
 def test_every_secret_form_is_registered(password):

@@ -28,6 +28,9 @@ __distribution__ = "watchdog-dq"
 #: public name -> the module that defines it
 _EXPORTS = {
     "run_audit": "watchdog.api", "load_suite": "watchdog.api", "RunResult": "watchdog.api",
+    "profile_database": "watchdog.api.profiling", "suggest": "watchdog.api.profiling",
+    "TableProfile": "watchdog.profile.stats", "ColumnProfile": "watchdog.profile.stats",
+    "Suggestion": "watchdog.profile.suggest",
     "Sandbox": "watchdog.sandbox", "QueryResult": "watchdog.sandbox.result", "DatabaseConfig": "watchdog.database",
     "Findings": "watchdog.findings", "FindingsDoc": "watchdog.findings", "Finding": "watchdog.findings",
     "Summary": "watchdog.findings", "ExitCode": "watchdog.exit_codes",

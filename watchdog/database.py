@@ -29,6 +29,9 @@ class DatabaseConfig:
     files: dict[str, str] = field(default_factory=dict)  #: DuckDB: {table: CSV/Parquet/JSON path or glob}
     #: sandboxes a scan may use at once when its statements are slow (SQLite; 1: one statement at a time)
     parallel: int = DEFAULT_PARALLEL
+    #: why no database can be opened from ``url`` (a ``--db`` that is neither a URL nor a configured name):
+    #: opening it fails with this, and a scan says it as its error
+    unusable: str | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.url, str) or not self.url:

@@ -15,7 +15,10 @@ What a URL may not show:
   (``api_key``, ``access_token``, ``client_secret``...);
 * for **web URLs** (http, https -- webhooks carry their secret anywhere): the user name too, the
   whole query string, the fragment, and token-like path segments (Slack- and Discord-style hooks);
-* in any text, libpq's ``password=...`` keyword (``password='a b'`` quoted too).
+* in any text, libpq's ``password=...`` keyword (``password='a b'`` quoted too);
+* a database string that is no URL (``user:pw@host/db``, ``postgresql:/user:pw@host``), given to
+  :func:`redact_url`: everything from the first ``:`` to the last ``@``
+  (:func:`watchdog.urls.loose_password_span`).
 
 Each secret found is also remembered (:func:`register_secret`), so it is masked wherever else it
 shows up later -- a driver's error message, a traceback, a libpq ``password=...`` string.
@@ -28,7 +31,15 @@ import re
 from dataclasses import replace
 from urllib.parse import unquote
 
-from watchdog.urls import WEB_SCHEMES, is_secret_param, join_query, query_pairs, split_url, url_secrets
+from watchdog.urls import (
+    WEB_SCHEMES,
+    is_secret_param,
+    join_query,
+    loose_password_span,
+    query_pairs,
+    split_url,
+    url_secrets,
+)
 
 MASK = "***"
 _secrets: set[str] = set()
@@ -77,8 +88,13 @@ def _mask_registered(text: str) -> str:
 
 def _mask_url(url: str, *, web_rules: bool) -> str:
     parts = split_url(url)
-    if parts is None:
-        return url
+    if parts is None:  # no URL (``user:pw@host/db``, ``postgresql:/user:pw@host``): its password all the same
+        span = loose_password_span(url)
+        if span is None:
+            return url
+        for secret in url_secrets(url):
+            register_secret(secret)
+        return url[:span[0]] + MASK + url[span[1]:]
     for secret in url_secrets(url, web_rules=web_rules):
         register_secret(secret)
     web = web_rules and parts.scheme.lower() in WEB_SCHEMES

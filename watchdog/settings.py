@@ -33,8 +33,9 @@ from watchdog.defaults import (
 from watchdog.delivery.channels import DeliveryChannel, OwnerContacts, every_seconds
 from watchdog.errors import ConfigError
 from watchdog.monitor.config import MonitorConfig
-from watchdog.redact import register_secret, register_url_secrets
+from watchdog.redact import redact_url, register_secret, register_url_secrets
 from watchdog.sandbox.file_tables import check_file_path, check_files, check_table_name
+from watchdog.scan.selection_config import AuditSelection
 from watchdog.yaml_lines import DuplicateKeyError, YamlLines, dotted, load_with_lines, shield_references, unshield
 
 ENV_VAR = "WATCHDOG_CONFIG"
@@ -97,7 +98,7 @@ class ExportFailures(_Strict):
     limit: int = Field(default=DEFAULT_EXPORT_LIMIT, ge=1)
 
 
-class AuditConfig(_Strict):
+class AuditConfig(_Strict, AuditSelection):  # tags, owners, exclude_tags: the checks it runs
     database: str
     #: suites (files or folders); may be left out when ``monitor:`` watches the tables
     checks: list[str] = Field(default_factory=list)
@@ -281,7 +282,7 @@ class Settings(_Strict):
         """The configured database ``name``, its URL resolved against the project root."""
         if name not in self.databases:
             known = ", ".join(sorted(self.databases)) or "none"
-            raise ConfigError(f"{self.source}: no database named {name!r} (configured: {known})")
+            raise ConfigError(f"{self.source}: no database named {redact_url(name)!r} (configured: {known})")
         db = self.databases[name]
         files = {table: str(self.path(path)) for table, path in db.files.items()}
         return replace(db, url=resolve_url(db.url, self.root), files=files)

@@ -13,7 +13,9 @@ Each finding of the current run is marked:
 Failing-row counts are exact, so any difference counts. A measurement (``observed``) moves only by a
 meaningful margin: more than :data:`MARGIN` (10%) of the previous value. Freshness compares the newest
 value itself, so identical data is ``unchanged`` however much the newest row aged between the runs.
-Without a previous run there is nothing to compare: :func:`compare` returns no marks at all.
+Without a previous run there is nothing to compare: :func:`compare` returns no marks at all. On an incremental
+table, a finding judged over a window (new rows) and one judged over every row (a first or ``--full`` run) count
+different rows: their figures are never compared, only their statuses.
 """
 
 from __future__ import annotations
@@ -53,8 +55,17 @@ def _stamps(now: Any, before: Any) -> tuple[datetime, datetime] | None:
         return None
 
 
+def windowed(finding: dict[str, Any]) -> bool:
+    """Judged over an incremental window (the rows past a mark), not over every row."""
+    window = finding.get("window")
+    return isinstance(window, dict) and window.get("from") is not None
+
+
 def _moved(current: dict[str, Any], previous: dict[str, Any]) -> str | None:
-    """``worse`` / ``better`` when the figure moved meaningfully, else None."""
+    """``worse`` / ``better`` when the figure moved meaningfully, else None (also when one figure is a window's
+    and the other the whole table's)."""
+    if windowed(current) != windowed(previous):
+        return None
     if current.get("check") == "freshness":
         now, before = (current.get("details") or {}).get("newest"), (previous.get("details") or {}).get("newest")
         stamps = _stamps(now, before) if isinstance(now, str) and isinstance(before, str) else None

@@ -161,7 +161,7 @@ def url_secrets(url: str, *, web_rules: bool = True) -> list[str]:
     under ``web_rules`` every query value and a token given as the user name."""
     parts = split_url(url)
     if parts is None:
-        return []
+        return _forms(loose_passwords(url))
     found: list[str] = []
     web = web_rules and parts.scheme.lower() in WEB_SCHEMES
     if parts.password is not None:
@@ -173,12 +173,48 @@ def url_secrets(url: str, *, web_rules: bool = True) -> list[str]:
         if value != "\0" and (is_secret_param(name) or (web and len(value) >= MIN_WEB_VALUE)):
             found.append(value)
     found += _secret_params_anywhere(url)
+    return _forms(found)
+
+
+def _forms(found: list[str]) -> list[str]:
+    """Each value as written, decoded and encoded (those of at least :data:`MIN_SECRET` characters)."""
     out: list[str] = []
     for value in found:
         for form in (value, unquote(value), encode(value)):
             if len(form) >= MIN_SECRET and form not in out:
                 out.append(form)
     return out
+
+
+#: what may stand before the user info of a string that is no URL: a scheme and slashes (``postgresql:/``)
+_LOOSE_PREFIX = re.compile(r"[a-zA-Z][a-zA-Z0-9+.\-]*:/+")
+
+
+def loose_password_span(text: str) -> tuple[int, int] | None:
+    """Where the password of a string that is *not* a URL (:func:`split_url` cannot cut it) would be:
+    ``user:password@host/db`` without a scheme, ``postgresql:/user:password@host`` with one slash. The
+    user info ends at the last ``@``; the password runs from the first ``:`` in it to that ``@``. None when
+    the string has no ``:`` before an ``@``. Hiding too much is the safe way to be wrong."""
+    if split_url(text) is not None:
+        return None
+    at = text.rfind("@")
+    prefix = _LOOSE_PREFIX.match(text)
+    for start in ((prefix.end(), 0) if prefix else (0,)):  # without its prefix, else all of it (``u:/@h``)
+        colon = text.find(":", start, at) if at > start else -1
+        if colon >= 0:
+            return colon + 1, at
+    return None
+
+
+def loose_passwords(text: str) -> list[str]:
+    """The password of a string that is no URL (see :func:`loose_password_span`), and each tail of it after a
+    ``:`` (had the user name held a ``:``, the password is one of them)."""
+    span = loose_password_span(text)
+    if span is None:
+        return []
+    secret = text[span[0]:span[1]]
+    tails = [secret[i + 1:] for i, c in enumerate(secret) if c == ":"]
+    return [secret, *(tail for tail in tails if len(tail) >= MIN_SECRET)]
 
 
 _ANY_PARAM = re.compile(r"[?&;]([A-Za-z_][\w.\-]*)=")

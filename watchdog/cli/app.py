@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from watchdog import __version__
+from watchdog.errors import ConfigError
 from watchdog.redact import RedactingFilter
 
 if TYPE_CHECKING:
@@ -120,12 +121,13 @@ def cli(ctx: click.Context, debug: bool) -> None:
 
 def resolve_db(db: str, config_path: Path | None) -> DatabaseConfig:
     """``--db`` is a URL or a libpq keyword string (with the default limits), or the name of a database in
-    the configuration. A bare file path gets told the URL to write."""
-    from watchdog.errors import ConfigError
-    from watchdog.redact import register_secret
+    the configuration. A bare file path gets told the URL to write. Raises :class:`NotADatabase` when ``db``
+    is neither a URL nor a configured name (a ``user:pw@host`` without a scheme, a typo)."""
+    from watchdog.redact import redact_url, register_secret, register_url_secrets
     from watchdog.urls import database_url, dsn_pairs, file_url_hint, looks_like_dsn
 
-    if looks_like_dsn(db):  # its password is a secret before anything can print it
+    register_url_secrets(db)  # its password is a secret before anything can print it (a URL, or no URL at all)
+    if looks_like_dsn(db):
         for key, value in _safe_pairs(db, dsn_pairs):
             if key in ("password", "sslpassword"):
                 register_secret(value)
@@ -139,13 +141,29 @@ def resolve_db(db: str, config_path: Path | None) -> DatabaseConfig:
         return DatabaseConfig(url=url)
     from watchdog.settings import load_settings  # a name: the configuration (and pydantic) is needed
 
+    url_like = any(c in db for c in ":@")  # meant as a URL (``user:pw@host/db`` without a scheme...)
     try:
-        return load_settings(config_path).database(db)
+        settings = load_settings(config_path)
+    except ConfigError:
+        if not url_like:  # a name: the configuration it is looked up in is broken, which is the error
+            raise
+        raise NotADatabase(f"--db {redact_url(db)!r} is not a database URL: {URL_FORM}") from None
+    try:
+        return settings.database(db)
     except ConfigError as exc:
         hint = file_url_hint(db, Path(db).expanduser().is_file())
-        if not hint:
-            raise
-        raise ConfigError(f"{exc}{hint}") from None
+        if not hint and url_like:
+            hint = f"; nor a database URL: {URL_FORM}"
+        raise NotADatabase(f"{exc}{hint}") from None
+
+
+#: how to write a database URL, for a ``--db`` that is none
+URL_FORM = "write a URL, e.g. postgresql+psycopg://user@host/db or sqlite:///path/to/file.db"
+
+
+class NotADatabase(ConfigError):
+    """``--db`` names no database: neither a URL nor a database in the configuration. (A ConfigError for
+    most commands; a scan says it as the error of a scan that could not open its database.)"""
 
 
 def _safe_pairs(text: str, pairs: Any) -> list[tuple[str, str]]:

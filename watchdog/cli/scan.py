@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 import click
 
 from watchdog.cli import console
-from watchdog.cli.app import CONTEXT, GreedyOption, cli, config_option, resolve_db
+from watchdog.cli.app import CONTEXT, GreedyOption, NotADatabase, cli, config_option, resolve_db
 from watchdog.defaults import (
     DEFAULT_EXPORT_LIMIT,
     DEFAULT_MAX_ROWS,
@@ -146,11 +146,17 @@ def _counterparts(config_path: Path | None) -> Any:
 
 def _with_files(db: str | None, files: tuple[str, ...], config_path: Path | None) -> DatabaseConfig:
     """``--db`` (default: DuckDB in memory when files are given) with the ``--file`` tables added."""
+    from watchdog.database import DatabaseConfig
     from watchdog.sandbox.file_tables import IN_MEMORY, FileTableError, is_duckdb_url, parse_spec
 
     if db is None and not files:
         raise click.UsageError("give --db URL|NAME, or --file [NAME=]PATH to check files")
-    database = resolve_db(db or IN_MEMORY, config_path)
+    try:
+        database = resolve_db(db or IN_MEMORY, config_path)
+    except NotADatabase as exc:  # the scan runs, says so once as its error and marks every check not run
+        if files or db is None:
+            raise
+        return DatabaseConfig(url=db, unusable=str(exc))
     if not files:
         return database
     if not is_duckdb_url(database.url):
@@ -244,44 +250,67 @@ def _statement(sql: str | None, sql_file: TextIO | None) -> str:
               help="Suites to validate (files, or folders searched at any depth), checked together as one scan "
                    "would read them: only these when --config is not given, else besides the configured audits'.")
 @click.option("--allow-empty", is_flag=True, help="Accept --checks suites that hold no check at all.")
-def check_config(config_path: Path | None, checks: tuple[str, ...], allow_empty: bool) -> None:
-    """Validate the configuration and every check suite, without touching a database.
+@click.option("--db", default=None, help="Also expand column globs (`column: 'code_*'`) against this database's "
+              "tables (a URL or a database name from the config), reporting a glob that matches no column as "
+              "`scan` would; only the catalogue is read.")
+def check_config(config_path: Path | None, checks: tuple[str, ...], allow_empty: bool, db: str | None) -> None:
+    """Validate the configuration and every check suite, without reading any table.
 
     With --checks and no --config, only the suites given are validated. The suites of one audit (and the
     --checks suites) are read together, as a scan reads them: a check name used twice, or no check at
     all, is an error as it is for `scan`. Warnings (printed, exit 0)
-    point at `where:` conditions that would read differently on MySQL/MariaDB.
+    point at `where:` conditions that would read differently on MySQL/MariaDB, and, for the incremental tables
+    of a configured audit, at a high-water column, a `unique` key or a `foreign_key` parent key that no index
+    serves (the only thing read from a database: its catalogue of indexes). Column globs are expanded against
+    the tables of --db when it is given (its catalogue read; else a warning says they were not).
 
     \b
     Example:
         watchdog check-config
         watchdog check-config --checks checks/shop.yaml
         watchdog check-config --config config/watchdog.yaml --checks checks/extra.yaml
+        watchdog check-config --checks checks/shop.yaml --db sqlite:///shop.db
     """
+    from watchdog.scan.index_lint import window_warnings
+    from watchdog.scan.selection import select_checks
     from watchdog.scan.suites import Suite, SuiteError, load_suites
     from watchdog.scan.where_lint import portability_warnings
 
     settings = None
-    groups: list[tuple[list[Path] | tuple[str, ...], bool]] = []  # suites scanned together, allow_empty
+    # suites scanned together, allow_empty, the audit that selects some of their checks
+    groups: list[tuple[list[Path] | tuple[str, ...], bool, str | None]] = []
     if config_path is not None or not checks:
         from watchdog.settings import load_settings
 
         settings = load_settings(config_path)
-        groups += [([settings.path(p) for p in audit.checks], audit.allow_empty) for audit in settings.audits.values()]
+        groups += [([settings.path(p) for p in audit.checks], audit.allow_empty, name)
+                   for name, audit in settings.audits.items()]
     if checks:
-        groups.append((checks, allow_empty))
+        groups.append((checks, allow_empty, None))
     problems: dict[str, None] = {}  # a suite shared by two audits is reported once
     suites: dict[Path, Suite] = {}
-    for paths, allowed in groups:
+    by_database: dict[str, list[Suite]] = {}
+    for paths, allowed, audit_name in groups:
         try:
             loaded = load_suites(paths, allow_empty=allowed)
+            if audit_name is not None and settings is not None:  # the audit's tags/owners select some checks
+                select_checks(loaded, settings.audits[audit_name].selection, allow_empty=allowed, audit=audit_name)
         except SuiteError as exc:
             problems.update(dict.fromkeys(str(p) for p in exc.problems))
             continue
         suites.update((suite.path.resolve(), suite) for suite in loaded)
+        problems.update(dict.fromkeys(_glob_problems(loaded, db, config_path)))
+        if audit_name is not None and settings is not None:
+            by_database.setdefault(settings.audits[audit_name].database, []).extend(loaded)
     if problems:
         raise ConfigError(f"{len(problems)} problem(s) in check suites:" + "".join(f"\n  {p}" for p in problems))
-    warnings = [w for suite in suites.values() for w in portability_warnings(suite)]
+    warnings = [w for suite in suites.values() for w in [*portability_warnings(suite), *window_warnings(suite)]]
+    if settings is not None:
+        warnings += _index_warnings(settings, by_database)
+    globs = [c for suite in suites.values() for c in suite.checks if c.column_glob]
+    if globs and db is None:
+        warnings.append(f"{len(globs)} check(s) use column globs (the first at {globs[0].source}:{globs[0].line}); "
+                        "give --db to check that each matches a column")
     count = sum(len(suite.checks) for suite in suites.values())
     for warning in warnings:
         console.error_line("warning", warning)
@@ -291,6 +320,35 @@ def check_config(config_path: Path | None, checks: tuple[str, ...], allow_empty:
     else:
         click.echo(f"ok: {settings.source} ({len(settings.databases)} databases, {len(settings.audits)} audits), "
                    f"{suites_text}")
+
+
+def _glob_problems(suites: list[Any], db: str | None, config_path: Path | None) -> list[str]:
+    """The column globs of ``suites`` that the tables of ``db`` cannot expand, as ``scan`` reports them."""
+    checks = [c for suite in suites for c in suite.checks]
+    if db is None or not any(c.column_glob for c in checks):
+        return []
+    from watchdog.sandbox import Sandbox
+    from watchdog.scan.column_globs import expand_for
+
+    with Sandbox.for_database(resolve_db(db, config_path)) as box:
+        return list(expand_for(box, checks)[1].values())
+
+
+def _index_warnings(settings: Any, by_database: dict[str, list[Any]]) -> list[str]:
+    """check-config's index warnings for each database whose audits have incremental tables."""
+    from watchdog.sandbox import Sandbox
+    from watchdog.scan.index_lint import index_warnings
+
+    warnings: list[str] = []
+    for name, suites in by_database.items():
+        if not any(c.table_options.get("incremental") for s in suites for c in s.checks):
+            continue
+        try:
+            with Sandbox.for_database(settings.database(name)) as box:
+                warnings += [f"database {name}: {w}" for w in index_warnings(box, suites)]
+        except Exception as exc:  # noqa: BLE001 (unreachable database: the configuration itself is still valid)
+            warnings.append(f"database {name}: could not read its indexes ({str(exc).splitlines()[0][:200]})")
+    return warnings
 
 
 @cli.command(context_settings=CONTEXT)

@@ -53,14 +53,15 @@ OUTBOX_JOB_ID = "outbox"
 def validate_for_serve(settings: Settings) -> list[str]:
     """Check what the daemon will run, before it starts: the schedules and the check suites of
     every scheduled audit. Returns the scheduled audits' names; raises ConfigError."""
-    from watchdog.scan.suites import load_suites
+    from watchdog.scan.selection import load_selected
 
     if settings.source is None:
         raise ConfigError("serve needs a configuration file (--config)")
     names = list(scheduled_triggers(settings))
     for name in names:
         audit = settings.audits[name]
-        load_suites([settings.path(p) for p in audit.checks], allow_empty=audit.allow_empty)
+        load_selected([settings.path(p) for p in audit.checks], audit.selection, allow_empty=audit.allow_empty,
+                      audit=name)
     return names
 
 

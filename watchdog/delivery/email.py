@@ -89,6 +89,8 @@ class EmailSender:
         self.public_url = public_url
         #: the problem checks the message lists (routing; set per message by the outbox)
         self.select = select or Select()
+        #: the route of the message being sent (set by the outbox): names its recipient apart from the target
+        self.route: dict[str, Any] = {}
         #: the TLS context for starttls/ssl (default: ssl.create_default_context(), verifying the server)
         self.ssl_context = ssl_context
         register_secret(smtp.password.get_secret_value())
@@ -111,7 +113,7 @@ class EmailSender:
         msg = EmailMessage()
         msg["Subject"] = context["subject"]
         msg["From"] = self.smtp.sender
-        msg["To"] = destination_of(target)[0]
+        msg["To"] = destination_of(target, self.route)
         msg["Date"] = format_datetime(datetime.now(UTC))
         msg["Message-ID"] = message_id(package.run_id, target)
         msg["X-Watchdog-Run"] = package.run_id
@@ -132,7 +134,7 @@ class EmailSender:
             with self._connect() as client:
                 if c.username:
                     client.login(c.username, c.password.get_secret_value())
-                client.send_message(msg, from_addr=c.sender, to_addrs=[destination_of(target)[0]])
+                client.send_message(msg, from_addr=c.sender, to_addrs=[destination_of(target, self.route)])
         except (smtplib.SMTPException, OSError) as exc:  # socket.timeout and ssl.SSLError are OSErrors
             raise DeliveryError(self._mask(f"cannot send the e-mail to {target} through {c.host}:{c.port} "
                                            f"(security: {c.security}): {_describe(exc, c.timeout_s)}")) from None

@@ -196,7 +196,9 @@ def deliver_package(package: RunPackage, items: list[DeliveryChannel], settings:
                 records.append(record)
                 continue
             if hasattr(channel, "select"):
-                channel.select = route.select  # type: ignore[attr-defined]
+                channel.select = route.select
+            if hasattr(channel, "route"):  # who the message goes to, as routed (never parsed from the target)
+                channel.route = route.spec
             records.append(send_once(channel, package, target, store, attempts=settings.scheduler.delivery_attempts,
                                      wait_max_s=settings.scheduler.delivery_wait_max_s, spec={**spec, **route.spec},
                                      lease_s=settings.scheduler.delivery_lease_s))
@@ -218,7 +220,9 @@ def flush_outbox(settings: Settings, store: HistoryStore) -> list[DeliveryRecord
         config = item.channel.model_dump()
         channel = build_channel(item.kind, config, settings)
         if hasattr(channel, "select"):  # the same message as the first attempt: its group, its checks
-            channel.select = narrowed(Select.of(config), pending.spec)  # type: ignore[attr-defined]
+            channel.select = narrowed(Select.of(config), pending.spec)
+        if hasattr(channel, "route"):
+            channel.route = pending.spec
         if pending.status == "posting":
             settled = _settle_posting(channel, package, pending, store)
             if settled is not None:

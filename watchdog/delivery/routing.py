@@ -15,6 +15,7 @@ which of them are worth announcing again.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
@@ -90,11 +91,17 @@ def target_of(destination: str, group: str | None) -> str:
     return destination if group is None else f"{destination}{GROUP_MARK}{group}"
 
 
-def destination_of(target: str) -> tuple[str, str | None]:
-    """(the destination, its owner group) of a delivery's target."""
-    base, *marks = target.split(" · ")
-    group = next((m[len("owner "):] for m in marks if m.startswith("owner ")), None)
-    return base, group
+def destination_of(target: str, spec: dict[str, Any] | None = None) -> str:
+    """The destination (an address, a fingerprint) of a delivery's target.
+
+    The route's ``spec`` names it (``destination``), so an owner or an address containing `` · `` never
+    confuses it; a delivery recorded without it (by an older version) is read from the target's text, cut at
+    the marks this module and the outbox add (`` · owner ``, `` · deliver N``).
+    """
+    if spec and spec.get("destination"):
+        return str(spec["destination"])
+    base = target.split(GROUP_MARK, 1)[0] if spec and spec.get("group") is not None else target
+    return re.sub(r" · deliver \d+$", "", base)
 
 
 def owner_groups(problems: list[Finding]) -> list[str]:
@@ -157,7 +164,10 @@ def plan(config: dict[str, Any], doc: FindingsDoc, trends: dict[str, str], desti
             if taken is not None:
                 target = target + mark if target in taken else target
                 taken.add(target)
-            route = Route(target, select, spec={"group": group} if group is not None else {})
+            spec: dict[str, Any] = {"destination": destination}
+            if group is not None:
+                spec["group"] = group
+            route = Route(target, select, spec=spec)
             if remind is not None and announced is not None:
                 _suppress(route, listed, doc, trends, announced(target), remind, moment, quiet=on != "always")
             elif not listed and on != "always" and not doc.error:

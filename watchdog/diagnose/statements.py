@@ -133,6 +133,18 @@ def _equals(col: Column, value: Any, dialect: str) -> exp.Expr:
     return exp.EQ(this=col.raw(), expression=literal)
 
 
+#: the dialects that count the rows where a condition holds as ``COUNT(*) FILTER (WHERE c)``
+FILTERING = frozenset({"sqlite", "strictsqlite", "postgres", "duckdb"})
+
+
+def _count_if(cond: exp.Expr, dialect: str) -> exp.Expr:
+    """The rows where ``cond`` holds: ``COUNT(*) FILTER (WHERE cond)`` where the engine has it (about twice as fast
+    as the ``SUM(CASE …)`` used elsewhere on SQLite; 0 rather than NULL over no rows, read as 0 either way)."""
+    if dialect in FILTERING:
+        return exp.Filter(this=sqlbuild.count_star(), expression=exp.Where(this=cond))
+    return exp.Sum(this=_flag(cond))
+
+
 @dataclass
 class RowsLayout:
     """The denominators statement: its one row holds, in order, the table's rows, each scoped check's rows, each
@@ -161,11 +173,11 @@ def rows(table: str, flags: list[RowFlag], columns: list[Column], segments: list
     looks at, the rows of each segment (``(column index, value)``), alone and within each scope, its time range."""
     scoped = [i for i, f in enumerate(flags) if f.scope is not None]
     items: list[exp.Expr] = [sqlbuild.count_star()]
-    items += [exp.Sum(this=_flag(flags[i].scope.copy())) for i in scoped]  # type: ignore[union-attr]
-    items += [exp.Sum(this=_flag(_equals(columns[j], v, dialect))) for j, v in segments]
+    items += [_count_if(flags[i].scope.copy(), dialect) for i in scoped]  # type: ignore[union-attr]
+    items += [_count_if(_equals(columns[j], v, dialect), dialect) for j, v in segments]
     for i in scoped:
-        items += [exp.Sum(this=_flag(exp.and_(exp.Paren(this=flags[i].scope.copy()),  # type: ignore[union-attr]
-                                              _equals(columns[j], v, dialect), copy=False))) for j, v in segments]
+        items += [_count_if(exp.and_(exp.Paren(this=flags[i].scope.copy()),  # type: ignore[union-attr]
+                                     _equals(columns[j], v, dialect), copy=False), dialect) for j, v in segments]
     if timestamp:
         ts = sqlbuild.column(timestamp, ROW_ALIAS)
         items += [exp.Min(this=ts.copy()), exp.Max(this=ts)]

@@ -102,7 +102,9 @@ def _run(sandbox: Sandbox, sql: str, max_rows: int, budget: Budget, what: str) -
         raise Stop(f"not finished: the statement budget of the table ({budget.used} statements, "
                    f"{budget.seconds:g}s) was spent before the {what}")
     try:
-        result = sandbox.query(sql, max_rows=max_rows, timeout_s=min(timeout, sandbox.timeout_s), parallel=True)
+        # jit off: hundreds of expressions, each read once, take longer to compile than to run
+        result = sandbox.query(sql, max_rows=max_rows, timeout_s=min(timeout, sandbox.timeout_s), parallel=True,
+                               jit=False)
     except QueryTimeout as exc:
         raise Stop(f"timed out in the {what}: {redact(exc)}") from None
     except SandboxError as exc:

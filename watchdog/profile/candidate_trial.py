@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
+from watchdog.profile.null_values import TableSetting
 from watchdog.profile.rules import Candidate, n, pct
 from watchdog.profile.writer import render_suite
 from watchdog.sandbox import Sandbox
@@ -13,7 +14,8 @@ from watchdog.scan.scanner import scan
 from watchdog.scan.suites import SuiteError, load_suite
 
 
-def run_candidates(box: Sandbox, candidates: list[Candidate]) -> list[Candidate]:
+def run_candidates(box: Sandbox, candidates: list[Candidate],
+                   settings: Mapping[str, TableSetting] | None = None) -> list[Candidate]:
     """Run all ``candidates`` in one scan and set each one's ``status`` (pass, fail or error) and ``failure``.
 
     Returns the candidates to write: inferred foreign keys that fail and checks that cannot run are
@@ -23,7 +25,7 @@ def run_candidates(box: Sandbox, candidates: list[Candidate]) -> list[Candidate]
         return []
     with tempfile.TemporaryDirectory(prefix="wd-suggest-") as folder:
         path = Path(folder) / "candidates.yaml"
-        path.write_text(render_suite(candidates, header=[], verified=False), encoding="utf-8")
+        path.write_text(render_suite(candidates, header=[], verified=False, settings=settings), encoding="utf-8")
         try:
             checks = load_suite(path).checks
         except SuiteError as exc:  # a rule produced an invalid check: a bug, said plainly
@@ -34,6 +36,7 @@ def run_candidates(box: Sandbox, candidates: list[Candidate]) -> list[Candidate]
     doc = scan(box, checks, sample=0)
     for candidate, finding in zip(ordered, doc.findings, strict=True):
         candidate.status = finding.status
+        candidate.observed = finding.observed
         if finding.failing is not None and finding.total is not None:
             candidate.measured = (int(finding.failing), int(finding.total))
         if finding.status == "error":

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Any
@@ -26,7 +27,7 @@ from watchdog.profile.shapes import DESCRIPTIONS, SHAPES
 from watchdog.profile.stats import ColumnProfile, TableProfile
 
 KINDS = ("row_count", "not_null", "unique", "accepted_values", "range", "pattern", "foreign_key", "freshness",
-         "functional_dependency")
+         "functional_dependency", "metric")
 STRICTNESS = ("loose", "normal", "strict")
 #: a shape most values have: suggested anyway, and written commented out with its failure rate
 NEAR_SHAPE = 0.9
@@ -45,7 +46,11 @@ class Candidate:
     failure: str | None = None
     #: (failing rows, total rows) when the run measured them
     measured: tuple[int, int] | None = None
+    #: the finding's observed value (a metric's aggregate)
+    observed: Any = None
     notes: list[str] = field(default_factory=list)
+    #: called with the candidate after its run (a metric sets its bounds from what the run observed)
+    after_run: Callable[[Candidate], None] | None = field(default=None, repr=False, compare=False)
 
     @property
     def column(self) -> str | None:

@@ -10,8 +10,9 @@ from sqlglot import exp
 
 from watchdog.defaults import PROFILE_APPROX_DISTINCT_ROWS, PROFILE_NULL_MARKERS, PROFILE_TOP_VALUES
 from watchdog.errors import QueryError
+from watchdog.profile import text_values
 from watchdog.profile.schema import ColumnInfo, TableInfo
-from watchdog.profile.shapes import COARSE, GATES, GROUP_OF, SHAPES
+from watchdog.profile.shapes import COARSE, GROUP_OF, SHAPES
 from watchdog.sandbox import Sandbox
 from watchdog.scan import sqlbuild
 from watchdog.scan.check_types.freshness import to_utc
@@ -28,6 +29,8 @@ class ColumnProfile:
     nullable: bool
     nulls: int = 0
     null_rate: float = 0.0
+    #: rows that are not NULL
+    nonnull: int = 0
     distinct: int | None = None
     #: "exact" (COUNT(DISTINCT)), "estimate" (the database's planner statistics) or None (not measured)
     distinct_method: str | None = None
@@ -44,6 +47,19 @@ class ColumnProfile:
     #: text columns: rows holding '' or only spaces, and rows holding a null marker (``markers``), of all rows
     blank_rate: float | None = None
     marker_rate: float | None = None
+    #: text columns: rows holding '' or only spaces, and of those the rows holding exactly ''
+    blanks: int | None = None
+    empty: int | None = None
+    #: text columns: rows holding each null marker found (markers not found are left out)
+    markers: dict[str, int] = field(default_factory=dict)
+    #: the markers found that are themselves numbers by the numeric-text rule (``'0'``, ``'-1'``)
+    number_markers: list[str] = field(default_factory=list)
+    #: text columns: values that are numbers by the numeric-text rule, their share of the non-null values, and the
+    #: smallest and largest of them (as ``range … numeric_text: true`` reads them)
+    numbers: int | None = None
+    numeric_text: float | None = None
+    numeric_min: float | None = None
+    numeric_max: float | None = None
 
 
 @dataclass
@@ -54,6 +70,8 @@ class TableProfile:
     primary_key: list[str]
     foreign_keys: list[tuple[str, str, str]]
     statements: int = 0
+    #: the null markers the text columns were searched for
+    null_markers: list[str] = field(default_factory=list)
 
     def column(self, name: str) -> ColumnProfile:
         return next(c for c in self.columns if c.name == name)
@@ -95,62 +113,44 @@ def _column_metrics(col: ColumnInfo, dialect: str, exact_distinct: bool, gate_sh
     if family in TEXT_FAMILIES:
         out += [("min_length", exp.Min(this=_length(ref.copy(), dialect))),
                 ("max_length", exp.Max(this=_length(ref.copy(), dialect)))]
-        out += _marker_metrics(ref, dialect, markers)
+        out += text_values.first_pass(ref, dialect, markers, number_gate=gate_shapes)
         if gate_shapes:
-            out += [(f"gate:{group}", sqlbuild.case_count(_gate(ref, group, dialect, COARSE))) for group in COARSE]
+            out += [(f"gate:{group}", sqlbuild.case_count(text_values.gate(ref, group, dialect, COARSE)))
+                    for group in COARSE]
         else:  # every regex on every row (the old way, kept for the benchmark's before/after)
             out += [(f"shape:{shape}", sqlbuild.case_count(sqlbuild.regex_search(ref.copy(), regex, dialect)))
                     for shape, regex in SHAPES.items()]
+            out += text_values.number_metrics(ref, dialect)
     return out
 
 
-def _marker_metrics(ref: exp.Expr, dialect: str, markers: tuple[str, ...]) -> list[tuple[str, exp.Expr]]:
-    """Rows blank ('' or only spaces) and rows equal to a marker, compared exactly on every database."""
-    trimmed = sqlbuild.exact(exp.Trim(this=ref.copy()), dialect, "text")
-    out = [("blank", sqlbuild.case_count(exp.EQ(this=trimmed, expression=exp.Literal.string(""))))]
-    if markers:
-        listed = exp.In(this=sqlbuild.exact(ref.copy(), dialect, "text"),
-                        expressions=[exp.Literal.string(m) for m in markers])
-        out.append(("markers", sqlbuild.case_count(listed)))
-    return out
-
-
-def _as_text(col: exp.Expr, dialect: str) -> exp.Expr:
-    return exp.Cast(this=col, to=exp.DataType.build("text")) if dialect == "postgres" else col
-
-
-def _gate(ref: exp.Expr, name: str, dialect: str,
-          gates: dict[str, tuple[tuple[str, ...], str | None]] = GATES) -> exp.Expr:
-    """A cheap necessary condition (see ``shapes.GATES``): a first-character set, then LIKE patterns."""
-    likes, first = gates[name]
-    value = _as_text(ref.copy(), dialect)
-    conds: list[exp.Expr] = []
-    if first is not None:  # tested first: cheaper than a LIKE
-        head = exp.Substring(this=value.copy(), start=exp.Literal.number(1), length=exp.Literal.number(1))
-        conds.append(exp.In(this=head, expressions=[exp.Literal.string(c) for c in first]))
-    if likes:
-        conds.append(exp.Paren(this=exp.or_(*[exp.Like(this=value.copy(), expression=exp.Literal.string(p))
-                                              for p in likes])))
-    return exp.and_(*conds) if len(conds) > 1 else conds[0]
-
-
-def _shape_counts(box: Sandbox, table: str, wanted: list[tuple[str, str]]) -> dict[tuple[str, str], int]:
-    """Exact regex counts for the (column, shape) pairs whose gate passed, in one batched statement.
-
-    The regex runs only on rows the gate lets through (``CASE WHEN gate THEN CASE WHEN regex ...``):
-    every value the regex can match passes the gate, so the count is the same as over every row.
-    """
+def _second_pass(box: Sandbox, table: str, wanted: list[tuple[str, str]],
+                 markers: tuple[str, ...]) -> dict[tuple[str, str], Any]:
+    """One batched statement for what the first pass found worth measuring. ``wanted`` holds (column, what) pairs:
+    ``shape:NAME`` (behind the shape's gate), ``numbers`` (the numeric-text rule, behind its gate), ``markers``
+    (the rows holding each of ``markers``) and ``empty`` (the rows holding exactly ''). When markers are counted,
+    whether each is itself a number rides along as constants (key ``("", "is_number:M")``)."""
     if not wanted:
         return {}
-    selects = []
-    for i, (column, shape) in enumerate(wanted):
+    dialect = box.dialect
+    metrics: list[tuple[tuple[str, str], exp.Expr]] = []
+    for column, what in wanted:
         ref = sqlbuild.column(column)
-        match = exp.Case(ifs=[exp.If(this=sqlbuild.regex_search(ref.copy(), SHAPES[shape], box.dialect),
-                                     true=exp.Literal.number(1))], default=exp.Literal.number(0))
-        gated = exp.Case(ifs=[exp.If(this=_gate(ref, shape, box.dialect), true=match)], default=exp.Literal.number(0))
-        selects.append(exp.alias_(exp.Sum(this=gated), f"s{i}"))
-    row = box.query(exp.select(*selects).from_(sqlbuild.table(table)).sql(dialect=box.dialect), max_rows=1).rows[0]
-    return {key: int(value or 0) for key, value in zip(wanted, row, strict=True)}
+        if what.startswith("shape:"):
+            found = [(what, text_values.shape_metric(ref, what.split(":", 1)[1], dialect))]
+        elif what == "numbers":
+            found = text_values.number_metrics(ref, dialect)
+        elif what == "empty":
+            found = [text_values.empty_metric(ref, dialect)]
+        else:
+            found = text_values.marker_metrics(ref, dialect, markers)
+        metrics += [((column, key), expression) for key, expression in found]
+    if any(what == "markers" for _, what in wanted):
+        metrics += [(("", key), expression) for key, expression in text_values.markers_that_are_numbers(markers,
+                                                                                                          dialect)]
+    selects = [exp.alias_(expression, f"s{i}") for i, (_, expression) in enumerate(metrics)]
+    row = box.query(exp.select(*selects).from_(sqlbuild.table(table)).sql(dialect=dialect), max_rows=1).rows[0]
+    return {key: value for (key, _), value in zip(metrics, row, strict=True)}
 
 
 def _estimated_distinct(box: Sandbox, table: str) -> dict[str, int]:
@@ -195,22 +195,32 @@ def profile_table(box: Sandbox, info: TableInfo, *, top_values: int = PROFILE_TO
         values.setdefault(column, {})[key] = value
     passed = {(column, key.split(":", 1)[1]) for column, key in keys
               if key.startswith("gate:") and int(values[column][key] or 0)}
-    gated = [(col.name, shape) for col in info.columns for shape in SHAPES if (col.name, GROUP_OF[shape]) in passed]
-    for (column, shape), count in _shape_counts(box, info.name, gated).items():
-        values[column][f"shape:{shape}"] = count
-    statements += 1 if gated else 0
+    wanted = [(col.name, f"shape:{shape}") for col in info.columns for shape in SHAPES
+              if (col.name, GROUP_OF[shape]) in passed]
+    wanted += [(column, "numbers") for column, group in sorted(passed) if group == "number"]
+    wanted += [(column, what) for column, v in values.items() for what, key in (("markers", "markers"),
+                                                                                ("empty", "blank"))
+               if int(v.get(key) or 0)]
+    second = _second_pass(box, info.name, wanted, markers)
+    for (column, key), value in second.items():
+        values.setdefault(column, {})[key] = value
+    statements += 1 if wanted else 0
     columns = [_column_profile(col, values.get(col.name, {}), total, estimates) for col in info.columns]
+    found = {key.split(":", 1)[1] for (column, key), value in second.items() if column == "" and int(value or 0)}
+    for prof in columns:
+        prof.number_markers = [m for m in prof.markers if m in found]
     for prof in columns:
         if prof.distinct is not None and 0 < prof.distinct <= top_values and prof.family in ("text", "int", "bool"):
             prof.top_values = _top_values(box, info.name, prof.name, top_values)
             statements += 1
-    return TableProfile(info.name, total, columns, list(info.primary_key), list(info.foreign_keys), statements)
+    return TableProfile(info.name, total, columns, list(info.primary_key), list(info.foreign_keys), statements,
+                        list(text_values.counted_markers(markers)))
 
 
 def _column_profile(col: ColumnInfo, v: dict[str, Any], total: int, estimates: dict[str, Any]) -> ColumnProfile:
     nonnull = int(v.get("nonnull") or 0)
     prof = ColumnProfile(col.name, col.type, col.family, col.nullable, nulls=total - nonnull,
-                         null_rate=round((total - nonnull) / total, 6) if total else 0.0,
+                         null_rate=round((total - nonnull) / total, 6) if total else 0.0, nonnull=nonnull,
                          min=v.get("min"), max=v.get("max"), min_length=_int(v.get("min_length")),
                          max_length=_int(v.get("max_length")))
     if "distinct" in v:
@@ -219,8 +229,14 @@ def _column_profile(col: ColumnInfo, v: dict[str, Any], total: int, estimates: d
         n = float(estimates[col.name])
         prof.distinct, prof.distinct_method = int(round(-n * total if n < 0 else n)), "estimate"
     if "blank" in v and total:
-        prof.blank_rate = round(int(v["blank"] or 0) / total, 6)
+        prof.blanks, prof.empty = int(v["blank"] or 0), int(v.get("empty") or 0)
+        prof.blank_rate = round(prof.blanks / total, 6)
         prof.marker_rate = round(int(v.get("markers") or 0) / total, 6)
+        prof.markers = {k.split(":", 1)[1]: int(c) for k, c in v.items() if k.startswith("marker:") and int(c or 0)}
+        prof.numbers = int(v.get("numbers") or 0)
+        prof.numeric_text = round(prof.numbers / nonnull, 6) if nonnull else None
+        prof.numeric_min = text_values.plain_number(v.get("number_min"))
+        prof.numeric_max = text_values.plain_number(v.get("number_max"))
     if nonnull:
         prof.shapes = {k.split(":", 1)[1]: round(int(c or 0) / nonnull, 6) for k, c in v.items()
                        if k.startswith("shape:") and int(c or 0)}
@@ -238,8 +254,9 @@ def _int(value: Any) -> int | None:
 
 def _top_values(box: Sandbox, table: str, column: str, limit: int) -> list[tuple[Any, int]]:
     ref = sqlbuild.column(column)
-    query = (exp.select(ref.copy(), exp.alias_(sqlbuild.count_star(), "n")).from_(sqlbuild.table(table))
+    # ordered by position: an alias such as ``n`` would be ambiguous beside a column of that name
+    query = (exp.select(ref.copy(), sqlbuild.count_star()).from_(sqlbuild.table(table))
              .where(exp.Not(this=exp.Is(this=ref.copy(), expression=exp.Null())))
-             .group_by(ref.copy()).order_by(exp.Ordered(this=exp.column("n"), desc=True),
-                                            exp.Ordered(this=ref.copy())).limit(limit))
+             .group_by(ref.copy()).order_by(exp.Ordered(this=exp.Literal.number(2), desc=True),
+                                            exp.Ordered(this=exp.Literal.number(1))).limit(limit))
     return [(_plain(r[0]), int(r[1])) for r in box.query(query.sql(dialect=box.dialect), max_rows=limit).rows]

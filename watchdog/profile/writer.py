@@ -1,14 +1,18 @@
 """Write a suggested suite as YAML: one check per entry, each under a comment with its evidence.
 
-Checks that failed on today's data are written commented out, with their measured failure.
+Checks that failed on today's data are written commented out, with their measured failure. A table with
+suggested options (``null_values``, ``trim_blanks``) is written as a mapping: the options, each under its
+evidence, then ``checks:``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import yaml
 
+from watchdog.profile.null_values import TableSetting
 from watchdog.profile.rules import Candidate
 
 SHORT_FORM = {"not_null", "unique", "accepted_values", "range", "pattern", "foreign_key"}
@@ -32,8 +36,10 @@ def _entry(candidate: Candidate) -> str:
     return "- " + text
 
 
-def render_suite(candidates: list[Candidate], *, header: list[str], verified: bool = True) -> str:
-    """The suite text; with ``verified``, failing candidates are commented out with their failure."""
+def render_suite(candidates: list[Candidate], *, header: list[str], verified: bool = True,
+                 settings: Mapping[str, TableSetting] | None = None) -> str:
+    """The suite text; with ``verified``, failing candidates are commented out with their failure. ``settings``:
+    the table options to write above each table's checks."""
     lines = [f"# {h}" if h else "#" for h in header]
     lines.append("tables:")
     tables: dict[str, list[Candidate]] = {}
@@ -41,12 +47,19 @@ def render_suite(candidates: list[Candidate], *, header: list[str], verified: bo
         tables.setdefault(c.table, []).append(c)
     for table, entries in tables.items():
         lines.append(f"  {_scalar(table)}:")
+        setting = (settings or {}).get(table)
+        indent = "    "
+        if setting is not None and setting.options:
+            lines += [f"    # {line}" for line in setting.evidence]
+            lines += [f"    {_scalar(k)}: {_scalar(v)}" for k, v in setting.options.items()]
+            lines.append("    checks:")
+            indent = "      "
         for c in entries:
             failed = verified and c.status in ("fail", "warn")
-            lines.append(f"    # {c.evidence}")
+            lines.append(f"{indent}# {c.evidence}")
             if failed:
-                lines.append(f"    # FAILS on today's data: {c.failure}; commented out, review before enabling")
-                lines.append("    # " + _entry(c))
+                lines.append(f"{indent}# FAILS on today's data: {c.failure}; commented out, review before enabling")
+                lines.append(f"{indent}# " + _entry(c))
             else:
-                lines.append("    " + _entry(c))
+                lines.append(indent + _entry(c))
     return "\n".join(lines) + "\n"

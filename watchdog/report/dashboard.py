@@ -18,6 +18,7 @@ from urllib.parse import quote
 from watchdog.report import escape as esc
 from watchdog.report import view
 from watchdog.report.charts import Point, series_svg
+from watchdog.report.deliveries_view import delivery_lines
 from watchdog.report.html import environment
 
 #: runs shown per audit
@@ -161,6 +162,7 @@ def audit_page(store: Any, audit: str, links: Callable[[Any], list[tuple[str, st
     return str(environment().get_template("dashboard_audit.html.j2").render(
         audit=audit, runs=list(reversed(runs)), series=[s for s in series if not s.flat],
         flat=[s for s in series if s.flat], links={run.id: links(run) for run in runs}, live=live,
+        deliveries={run.id: delivery_lines(run) for run in runs},
         newest=findings.get(runs[0].id, []) if runs else []))
 
 

@@ -76,6 +76,8 @@ def rule_lines(f: Finding) -> list[str]:
         return out
     if f.check == "schema_changes" or d.get("dropped"):
         return _schema_change_lines(d)
+    if isinstance(d.get("groups"), list) and "groups_checked" in d:
+        return _group_lines(d)
     if f.check == "metric":
         out = [f"{d.get('agg')} of {f.column}: {figure(f, f.observed)}."]
         if d.get("not_numeric"):
@@ -106,6 +108,20 @@ def _bucket_name(b: dict[str, Any]) -> str:
     if "bucket" in b:
         return str(b["bucket"])
     return "NULL" if b.get("value") is None else repr(b.get("value"))
+
+
+def _group_lines(d: dict[str, Any]) -> list[str]:
+    """A check judged per group (``group_by``): how many groups broke, and the first of them."""
+    head = (f"Judged per group: {esc.number(d.get('groups_failing'))} failing and "
+            f"{esc.number(d.get('groups_warning'))} warning of {esc.number(d.get('groups_checked'))} groups.")
+    shown = []
+    for g in d["groups"][:10]:
+        key = ", ".join(f"{k}={'NULL' if v is None else v}" for k, v in (g.get("group") or {}).items())
+        shown.append(f"{key}: {esc.number(g.get('failing'))} of {esc.number(g.get('total'))} "
+                     f"({esc.percent(g.get('rate'))}, {g.get('status')})")
+    more = len(d["groups"]) - len(shown) + int(d.get("groups_omitted") or 0)
+    tail = f"; and {esc.number(more)} more" if more > 0 else ""
+    return [head] + ([f"Groups over a threshold: {'; '.join(shown)}{tail}."] if shown else [])
 
 
 def _schema_change_lines(d: dict[str, Any]) -> list[str]:

@@ -33,7 +33,7 @@ from watchdog.run.safe_write import OutputError
 from watchdog.run.scan_run import reports_dir
 from watchdog.sandbox import cancel as cancelling
 from watchdog.scan.scanner import Progress
-from watchdog.scan.suites import load_suites
+from watchdog.scan.selection import load_selected
 from watchdog.settings import ExportFailures, Settings
 
 
@@ -76,8 +76,8 @@ def execute_audit(settings: Settings, name: str, *, store: HistoryStore | None =
             with counterpart.using(settings.database):  # reconcile checks' with: names this configuration's
                 request = RunRequest(
                     database=settings.database(audit.database),
-                    suites=load_suites([settings.path(p) for p in audit.checks],
-                                       allow_empty=audit.allow_empty or audit.monitor is not None),
+                    suites=load_selected([settings.path(p) for p in audit.checks], audit.selection, audit=name,
+                                         allow_empty=audit.allow_empty or audit.monitor is not None),
                     run_id=run_id, sample=audit.sample, on_progress=on_progress, diagnose=audit.diagnose,
                     llm=audit.llm, settings=settings, models=models, monitor=audit.monitor,
                     previous_findings=store.findings_of(previous.id) if previous else [],
@@ -255,8 +255,11 @@ def decide_review(settings: Settings, run_id: str, *, approved: bool, reason: st
 
 
 def _record_dict(record: DeliveryRecord) -> dict[str, Any]:
-    return {"channel": record.channel, "target": record.target, "status": record.status,
+    done = {"channel": record.channel, "target": record.target, "status": record.status,
             "attempts": record.attempts, "last_error": record.last_error}
+    if record.spec.get("group") is not None:  # group_by: owner (the target's text is for people, not parsing)
+        done["group"] = record.spec["group"]
+    return done
 
 
 def _export(option: bool | ExportFailures, run_dir: Path) -> ExportRequest | None:

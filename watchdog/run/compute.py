@@ -29,13 +29,13 @@ from typing import TYPE_CHECKING, Any
 
 from watchdog.database import DatabaseConfig
 from watchdog.defaults import DEFAULT_SAMPLE
-from watchdog.errors import Interrupted
+from watchdog.errors import DatabaseUnavailable, Interrupted
 from watchdog.exit_codes import ExitCode
 from watchdog.findings import FindingsDoc, Summary
 from watchdog.report.view import DEFAULT_ORDER, Order
 from watchdog.sandbox import Sandbox
 from watchdog.scan import incremental
-from watchdog.scan.scanner import Progress, scan
+from watchdog.scan.scanner import Progress, not_run, scan
 from watchdog.scan.suites import Suite
 
 if TYPE_CHECKING:  # the LLM stack is imported only when an LLM report is asked for
@@ -105,29 +105,62 @@ Record = Callable[[RunOutcome], "Path | None"]
 
 
 def compute_run(request: RunRequest, *, record: Record | None = None) -> RunOutcome:
-    """Run the stages in order (see the module) and return the outcome; nothing is written here."""
-    with Sandbox.for_database(request.database) as box:
+    """Run the stages in order (see the module) and return the outcome; nothing is written here. A database
+    that cannot even be opened (no driver, not a URL) is a run like any whose database cannot be used: its
+    error said once, every check marked not run (:func:`unopened_run`)."""
+    try:
+        box = Sandbox.for_database(request.database)
+    except DatabaseUnavailable as exc:
+        return unopened_run(request, exc, record)
+    with box:
         outcome = scan_stage(request, box, record)
         monitor_stage(request, box, outcome)
         export_stage(request, box, outcome)
         diagnose_stage(request, box, outcome, record)
-        trends_stage(request, outcome)
-        report_stage(request, outcome)
-        if record is not None:
-            record(outcome)
-        if request.llm:
-            llm_stage(request, box, outcome)
+        finish_stages(request, box, outcome, record)
+    return outcome
+
+
+def finish_stages(request: RunRequest, box: Sandbox | None, outcome: RunOutcome, record: Record | None) -> None:
+    """Trends, the report, the record, then the LLM: what follows the findings, with or without a database."""
+    trends_stage(request, outcome)
+    report_stage(request, outcome)
+    if record is not None:
+        record(outcome)
+    if request.llm:
+        llm_stage(request, box, outcome)
+
+
+def unopened_run(request: RunRequest, exc: DatabaseUnavailable, record: Record | None) -> RunOutcome:
+    """The outcome of a run whose database could not be opened: the stages that need no database."""
+    from watchdog.redact import redact_url
+    from watchdog.sandbox.policy import sqlglot_dialect
+    from watchdog.sandbox.sessions import backend_name
+    from watchdog.urls import driver_url
+
+    try:
+        dialect: str | None = sqlglot_dialect(backend_name(request.database.url))
+    except DatabaseUnavailable:
+        dialect = None
+    doc = not_run([check for suite in request.suites for check in suite.checks],
+                  database=redact_url(driver_url(request.database.url)), error=f"database unavailable: {exc}",
+                  dialect=dialect, suites=[str(s.path) for s in request.suites])
+    doc.run_id = request.run_id
+    outcome = RunOutcome(request.run_id, doc)
+    finish_stages(request, None, outcome, record)
     return outcome
 
 
 def scan_stage(request: RunRequest, box: Sandbox, record: Record | None) -> RunOutcome:
     checks = [check for suite in request.suites for check in suite.checks]
     windows: dict[str, incremental.Window] = {}
+    history = request.history
     try:
         if request.marks is not None:
             checks, windows = incremental.narrow(box, checks, request.marks)
+            history = incremental.same_scope(history, windows)  # anomalies: windows against windows
         doc = scan(box, checks, sample=request.sample, suites=[str(s.path) for s in request.suites],
-                   on_progress=request.on_progress, history=request.history, parallel=request.database.parallel)
+                   on_progress=request.on_progress, history=history, parallel=request.database.parallel)
     except Interrupted as stop:  # Ctrl-C: keep the findings of the checks that finished
         partial: FindingsDoc = stop.doc  # type: ignore[assignment]
         partial.run_id = request.run_id
@@ -166,9 +199,11 @@ def diagnose_stage(request: RunRequest, box: Sandbox, outcome: RunOutcome, recor
     if not request.diagnose or outcome.doc.error:
         return
     from watchdog.diagnose import diagnose_doc
+    from watchdog.scan import column_globs
 
     try:
-        diagnose_doc(box, [check for suite in request.suites for check in suite.checks], outcome.doc)
+        checks, _ = column_globs.expand_for(box, [check for suite in request.suites for check in suite.checks])
+        diagnose_doc(box, checks, outcome.doc)
     except KeyboardInterrupt:  # Ctrl-C while diagnosing: the findings are complete, record them
         stop = Interrupted(outcome.doc)
         if record is not None:
@@ -190,7 +225,7 @@ def report_stage(request: RunRequest, outcome: RunOutcome) -> None:
     outcome.report = render_markdown(outcome.doc, trends=outcome.trends, order=request.order)
 
 
-def llm_stage(request: RunRequest, box: Sandbox, outcome: RunOutcome) -> None:
+def llm_stage(request: RunRequest, box: Sandbox | None, outcome: RunOutcome) -> None:
     from watchdog.graph.models import build_models
     from watchdog.graph.runner import run_llm_report
     from watchdog.settings import Settings

@@ -48,8 +48,8 @@ class EngineSession:
         return (" (the password was read as everything between the first ':' and the last '@' before the host;"
                 f" if that is not it, {ENCODE_HINT})")
 
-    def _begin(self, conn: sa.Connection, raw: Any, timeout_s: float) -> None:
-        """Make the transaction read-only and time-limited (per dialect)."""
+    def _begin(self, conn: sa.Connection, raw: Any, timeout_s: float, jit: bool = True) -> None:
+        """Make the transaction read-only and time-limited (per dialect); ``jit``: see :meth:`run`."""
 
     def _cursor(self, raw: Any, max_rows: int, parallel: bool = False) -> Any:
         return raw.cursor()
@@ -76,7 +76,8 @@ class EngineSession:
         """Cancel the statement running on ``raw``, on the server (see :mod:`watchdog.sandbox.cancel`)."""
 
     def run(self, sql: str, *, max_rows: int, max_bytes: int, timeout_s: float,
-            parallel: bool = False) -> QueryResult:
+            parallel: bool = False, jit: bool = True) -> QueryResult:
+        """``jit``: False turns PostgreSQL's JIT compilation off for this statement."""
         start = time.monotonic()
         deadline = start + timeout_s
         try:
@@ -100,7 +101,7 @@ class EngineSession:
         late = _Deadline(sock, timeout_s + DEADLINE_GRACE_S)
         registered = cancelling.register(lambda: self._cancel(raw))
         try:
-            self._begin(conn, raw, timeout_s)
+            self._begin(conn, raw, timeout_s, jit)
             cursor = self._cursor(raw, max_rows, parallel)
             try:
                 cursor.execute(sql)

@@ -46,7 +46,9 @@ class Sandbox:
 
     @classmethod
     def for_database(cls, db: DatabaseConfig, **options: Any) -> Sandbox:
-        """A sandbox on a configured database, with its limits."""
+        """A sandbox on a configured database, with its limits (DatabaseUnavailable when it names none)."""
+        if db.unusable:
+            raise DatabaseUnavailable(db.unusable)
         return cls(db.url, timeout_s=db.timeout_s, max_rows=db.max_rows, files=db.files or None, **options)
 
     def __init__(
@@ -90,12 +92,13 @@ class Sandbox:
         return self.policy.vet(sql)
 
     def query(self, sql: str, *, max_rows: int | None = None, timeout_s: float | None = None,
-              parallel: bool = False) -> QueryResult:
+              parallel: bool = False, jit: bool = True) -> QueryResult:
         """Run one read statement and return its rows (raises a SandboxError subclass).
 
         ``parallel``: the caller needs no column names when there is no row (the scanner's own
         statements); PostgreSQL then streams the result from a plain statement instead of a
-        server-side cursor, which lets the server plan it with parallel workers.
+        server-side cursor, which lets the server plan it with parallel workers. ``jit``: False turns
+        PostgreSQL's JIT compilation off for this statement (elsewhere it changes nothing).
         """
         self.policy.vet(sql)
         if cancelling.stopping():
@@ -109,6 +112,7 @@ class Sandbox:
             max_bytes=self.max_bytes,
             timeout_s=self.timeout_s if timeout_s is None else float(timeout_s),
             **({"parallel": True} if parallel else {}),
+            **({"jit": False} if not jit and self.dialect == "postgres" else {}),
         )
 
     def columns(self, table: str) -> list[dict[str, str]]:

@@ -91,7 +91,8 @@ def _parse(url: str) -> URL:
     try:
         return make_url(url)
     except Exception:
-        raise DatabaseUnavailable(f"not a database URL: {redact_url(url)!r}") from None
+        raise DatabaseUnavailable(f"not a database URL: {redact_url(url)!r}; write e.g. {_EXAMPLES['postgresql']} "
+                                  f"or {_EXAMPLES['sqlite']}") from None
 
 
 def _sqlalchemy_session(url: str, files: dict[str, str] | None) -> Session:
@@ -117,11 +118,20 @@ def _sqlalchemy_session(url: str, files: dict[str, str] | None) -> Session:
         return GenericSession(parsed)
     except NoSuchModuleError:
         raise DatabaseUnavailable(unknown_dialect(parsed.drivername)) from None
-    except ImportError:  # a warehouse's SQLAlchemy dialect is there but not its driver
-        missing = missing_driver(backend)
-        if missing is None:
-            raise
-        raise DatabaseUnavailable(missing) from None
+    except ImportError as exc:  # the SQLAlchemy dialect is there but not its driver
+        raise DatabaseUnavailable(missing_driver(backend) or driver_not_installed(parsed.drivername, exc)) from None
+
+
+#: the package to install for a driver module whose name is not its package's
+_PACKAGES = {"MySQLdb": "mysqlclient", "psycopg2": "psycopg2-binary", "psycopg": "'psycopg[binary]'",
+             "duckdb": "'watchdog-dq[duckdb]'", "pyhive": "'watchdog-dq[spark]'"}
+
+
+def driver_not_installed(drivername: str, exc: ImportError) -> str:
+    """One line for a URL whose driver module is missing: what to ``pip install``."""
+    module = (exc.name or drivername.partition("+")[2] or drivername).split(".")[0]
+    return (f"the driver of {drivername}:// is not installed (no module {module!r}): "
+            f"pip install {_PACKAGES.get(module, module)}")
 
 
 def _plain_sqlite_file(url: str) -> str | None:
@@ -184,7 +194,7 @@ class PostgresSession(EngineSession):
         #: whether this role may set temp_file_limit (a superuser, or SET granted on PostgreSQL 15+)
         self._may_limit_temp: bool | None = None
 
-    def _begin(self, conn: sa.Connection, raw: Any, timeout_s: float) -> None:
+    def _begin(self, conn: sa.Connection, raw: Any, timeout_s: float, jit: bool = True) -> None:
         ms = max(1, int(timeout_s * 1000))
         with raw.cursor() as cur:
             cur.execute("BEGIN TRANSACTION READ ONLY")
@@ -192,10 +202,12 @@ class PostgresSession(EngineSession):
                 self._may_limit_temp = _may_set_temp_file_limit(cur)
             temp = f", set_config('temp_file_limit', '{int(limits.TEMP_FILE_LIMIT_KB)}', true)" if (
                 self._may_limit_temp) else ""
+            # a statement of hundreds of expressions can spend longer compiling them than running them
+            jit_off = "" if jit else ", set_config('jit', 'off', true)"
             # standard_conforming_strings: 'a\' is a whole string, as the parser read it
             cur.execute(f"SELECT set_config('statement_timeout', '{ms}', true), "
                         f"set_config('lock_timeout', '{ms}', true), "
-                        f"set_config('standard_conforming_strings', 'on', true){temp}")
+                        f"set_config('standard_conforming_strings', 'on', true){temp}{jit_off}")
 
     def _cursor(self, raw: Any, max_rows: int, parallel: bool = False) -> Any:
         if parallel:
@@ -305,7 +317,7 @@ class MySQLSession(EngineSession):
                                **({"password": password} if password else {})})
         self.encoding_hint = encoding_hint
 
-    def _begin(self, conn: sa.Connection, raw: Any, timeout_s: float) -> None:
+    def _begin(self, conn: sa.Connection, raw: Any, timeout_s: float, jit: bool = True) -> None:
         with raw.cursor() as cur:
             if getattr(conn.dialect, "is_mariadb", False):
                 limit = f"max_statement_time = {timeout_s:.3f}"

@@ -14,8 +14,11 @@ no place on the axis, so they are checked on every run rather than skipped silen
 rows that arrive later with exactly the mark's value. The first run (no mark) reads everything.
 
 Only checks whose verdict over a subset of the rows means the same as over those rows alone take the window
-(:data:`WINDOWED_KINDS`; ``foreign_key`` narrows its child rows and still looks them up in the whole parent);
-the others (``unique``, ``row_count``, ``freshness``, …) keep judging the whole table.
+(:data:`WINDOWED_KINDS`; ``foreign_key`` narrows its child rows and still looks them up in the whole parent).
+``unique`` judges the window's rows against the whole table: its keys are looked up among the older rows
+(``column < start``) through the key's index. ``row_count`` counts the window's rows where it says
+``window: true``; the others (``row_count`` without it, ``freshness``, ``functional_dependency``, …) keep judging
+the whole table.
 """
 
 from __future__ import annotations
@@ -28,17 +31,26 @@ from typing import Any
 
 from sqlglot import exp
 
+from watchdog.errors import SandboxError
 from watchdog.sandbox import Sandbox
 from watchdog.scan import sqlbuild
 from watchdog.scan.check_types import Check
 from watchdog.scan.check_types.freshness import parse_duration
+from watchdog.scan.indexes import covered, index_prefixes
 from watchdog.scan.table_options import table_option
 
 #: check kinds whose verdict is judged over the window's rows alone
 WINDOWED_KINDS = frozenset({"not_null", "pattern", "accepted_values", "range", "expression", "numeric_text",
                             "field_types", "null_markers",
                             # the window narrows the child rows only: new children against the whole parent
-                            "foreign_key"})
+                            "foreign_key",
+                            # the window's keys against the whole table (see watchdog/scan/check_types/unique.py)
+                            "unique"})
+
+
+def takes_window(check: Check) -> bool:
+    """Whether ``check`` judges only the window on an incremental table (``row_count`` where it says so)."""
+    return check.kind in WINDOWED_KINDS or (check.kind == "row_count" and bool(getattr(check.options, "window", False)))
 
 
 @dataclass(frozen=True)
@@ -73,6 +85,9 @@ class Window:
     column: str
     start: Any
     end: Any
+    #: the table may hold rows whose high-water column is NULL (False: an indexed probe found none, so the
+    #: window is a plain range, which the column's index answers on its own)
+    nulls: bool = True
 
     def to_json(self) -> dict[str, Any]:
         return {"column": self.column, "from": _text(self.start), "to": _text(self.end)}
@@ -117,6 +132,13 @@ def window_start(mark: Any, lookback: float) -> Any:
     raise ValueError(f"unsupported high-water value {mark!r}: use an integer, date or timestamp column")
 
 
+def has_nulls(sandbox: Sandbox, table: str, column: str) -> bool:
+    """Whether some row's high-water column is NULL (one ``LIMIT 1`` probe, which the column's index answers)."""
+    query = (exp.select(exp.Literal.number(1)).from_(sqlbuild.table(table))
+             .where(exp.Is(this=sqlbuild.column(column), expression=exp.Null())).limit(1))
+    return bool(sandbox.query(query.sql(dialect=sandbox.dialect)).rows)
+
+
 def high_water(sandbox: Sandbox, table: str, column: str) -> Any:
     """The largest value of the high-water column (one aggregate read, index-backed where the column is)."""
     query = exp.select(exp.Max(this=sqlbuild.column(column))).from_(sqlbuild.table(table))
@@ -127,28 +149,40 @@ def condition(window: Window, dialect: str) -> exp.Expr | None:
     """``(column >= start OR column IS NULL)``; None for a window over every row."""
     if window.start is None:
         return None
-    col = sqlbuild.column(window.column)
-    value: exp.Expr
-    if isinstance(window.start, int):
-        value = exp.Literal.number(window.start)
-    else:
-        declared = "date" if not isinstance(window.start, datetime) else "timestamp"
-        value = sqlbuild.temporal_literal(_text(window.start), declared, dialect)
-    return exp.paren(exp.or_(exp.GTE(this=col, expression=value),
+    if not window.nulls:
+        return exp.GTE(this=sqlbuild.column(window.column), expression=_start(window, dialect))
+    return exp.paren(exp.or_(exp.GTE(this=sqlbuild.column(window.column), expression=_start(window, dialect)),
                              exp.Is(this=sqlbuild.column(window.column), expression=exp.Null()), copy=False),
                      copy=False)
+
+
+def before(window: Window, dialect: str) -> exp.Expr | None:
+    """``column < start``: the rows outside the window (its complement; NULL-marked rows are inside)."""
+    if window.start is None:
+        return None
+    return exp.LT(this=sqlbuild.column(window.column), expression=_start(window, dialect))
+
+
+def _start(window: Window, dialect: str) -> exp.Expr:
+    if isinstance(window.start, int):
+        return exp.Literal.number(window.start)
+    declared = "date" if not isinstance(window.start, datetime) else "timestamp"
+    return sqlbuild.temporal_literal(_text(window.start), declared, dialect)
 
 
 def windowed(check: Check, window: Window, dialect: str) -> Check:
     """``check`` judging only the window's rows (its own ``where`` kept), or ``check`` itself when it is not
     of a windowed kind or the window covers every row."""
     cond = condition(window, dialect)
-    if cond is None or check.kind not in WINDOWED_KINDS:
+    if cond is None or not takes_window(check):
         return check
     own = getattr(check.options, "where", None)
     where = sqlbuild.and_all(sqlbuild.condition(own, dialect), cond) if own else cond
     narrowed = copy.copy(check)
     narrowed.options = dataclasses.replace(check.options, where=where.sql(dialect=dialect))
+    if check.kind == "unique":  # the window's keys are looked up among the older rows
+        narrowed.older = sqlbuild.and_all(sqlbuild.condition(own, dialect) if own else None,  # type: ignore[attr-defined]
+                                          before(window, dialect))
     return narrowed
 
 
@@ -161,11 +195,12 @@ def narrow(sandbox: Sandbox, checks: list[Check], marks: dict[str, Any]) -> tupl
     The high-water read is one ``MAX`` per table; if it fails (a missing table or column) the read raises here
     and the run fails before any check: the mark is not advanced."""
     tables: dict[str, Window] = {}
+    prefixes: dict[str, list[tuple[str, ...]] | None] = {}
     narrowed: list[Check] = []
     windows: dict[str, Window] = {}
     for check in checks:
         options = check.table_options.get("incremental")
-        if options is None or check.kind not in WINDOWED_KINDS or not check.table:
+        if options is None or not takes_window(check) or not check.table:
             narrowed.append(check)
             continue
         if check.table not in tables:
@@ -173,8 +208,44 @@ def narrow(sandbox: Sandbox, checks: list[Check], marks: dict[str, Any]) -> tupl
             mark = marks.get(check.table)
             if moved_backwards(mark, end):  # the rows below the old mark may be new: judge every row again
                 mark = None
-            tables[check.table] = Window(options.column, window_start(mark, options.lookback), end)
+            start = window_start(mark, options.lookback)
+            nulls = True
+            if start is not None and covered(_prefixes(sandbox, check.table, prefixes), [options.column]):
+                # no NULL-marked row (the index says so at once): the window is a plain range that the index
+                # answers, where `column >= start OR column IS NULL` leads planners to read the whole table
+                nulls = has_nulls(sandbox, check.table, options.column)
+            tables[check.table] = Window(options.column, start, end, nulls)
         window = tables[check.table]
-        narrowed.append(windowed(check, window, sandbox.dialect))
+        one = windowed(check, window, sandbox.dialect)
+        if one is not check and check.kind == "unique":  # a probe per new key where an index answers it
+            one.indexed = covered(_prefixes(sandbox, check.table, prefixes),  # type: ignore[attr-defined]
+                                  check.key_columns)  # type: ignore[attr-defined]
+        narrowed.append(one)
         windows[check.name] = window
     return narrowed, windows
+
+
+def _prefixes(sandbox: Sandbox, table: str, known: dict[str, list[tuple[str, ...]] | None]
+              ) -> list[tuple[str, ...]] | None:
+    """The table's index prefixes, read once per run (None: unknown, or the catalogue unreadable)."""
+    if table not in known:
+        try:
+            known[table] = index_prefixes(sandbox, table)
+        except SandboxError:  # the catalogue unreadable: the database plans the lookups itself
+            known[table] = None
+    return known[table]
+
+
+def same_scope(history: dict[str, list[dict[str, Any]]] | None,
+               windows: dict[str, Window]) -> dict[str, list[dict[str, Any]]] | None:
+    """The run history an incremental run's anomaly detection compares with: for each windowed check, only the
+    earlier figures judged the same way (windows with windows; every row with every row)."""
+    if not history or not windows:
+        return history
+    from watchdog.trends import windowed as was_windowed
+
+    kept = dict(history)
+    for name, window in windows.items():
+        if name in kept:
+            kept[name] = [e for e in kept[name] if was_windowed(e.get("finding") or {}) == (window.start is not None)]
+    return kept

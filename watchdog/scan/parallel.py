@@ -50,6 +50,11 @@ def run_statements(sandbox: Sandbox, statements: Sequence[S], run_one: Callable[
     Pool(sandbox, statements, run_one, allowed, on_start, stop).run()
 
 
+def split_for(sandbox: Sandbox, parallel: int = DEFAULT_PARALLEL) -> int:
+    """How many sandboxes a scan's statements may run on at once: what the planner may cut a long pass into."""
+    return max(1, parallel) if sandbox.dialect in PARALLEL_DIALECTS and sandbox.can_open_sibling() else 1
+
+
 class Pool(Generic[S]):
     """The waiting statements and the sandboxes taking them (see the module's docstring)."""
 

@@ -13,6 +13,12 @@ table's checks are then answered by one statement that reads the table at most o
 
 joined by ``UNION ALL``. Rows come in the table's scan order on every database, with the same
 flags, so the samples are the same rows a ``WHERE c LIMIT rows`` per check would have returned.
+
+On PostgreSQL the shared branch is ordered by the row address (``ORDER BY ctid``): it reads the whole table
+anyway (its last failing row is anywhere), and ordered so the server may read it with its parallel workers
+(a top-N merge of their rows) where a plain ``LIMIT`` is planned serially; and the rows are the first in the
+table's physical order on every run, even while another scan of the table is under way (a synchronized scan
+starts in the middle). A view has no ``ctid``: the scanner then reads it unordered.
 """
 
 from __future__ import annotations
@@ -37,6 +43,8 @@ class TableSample:
     sql: str
     max_rows: int
     conditions: int
+    #: the shared branch is ordered by the row address (a view, which has none, fails it)
+    ordered: bool = False
 
     def split(self, columns: list[str], rows: list[tuple[Any, ...]], per_check: int) -> list[list[dict[str, Any]]]:
         """The sample rows of each condition, in order (at most ``per_check`` each)."""
@@ -51,19 +59,29 @@ class TableSample:
         return found
 
 
+#: per dialect, the row address the shared branch of sparse conditions is ordered by (see the module)
+ROW_ADDRESS = {"postgres": "ctid"}
+
+
 def table_sample(table: str, conditions: list[tuple[exp.Expression, int | None]], rows: int,
-                 dialect: str) -> TableSample:
-    """One statement returning up to ``rows`` rows per condition (``(condition, expected matches)``)."""
+                 dialect: str, *, ordered: bool = True) -> TableSample:
+    """One statement returning up to ``rows`` rows per condition (``(condition, expected matches)``);
+    ``ordered``: the sparse branch by the row address where the dialect has one (:data:`ROW_ADDRESS`)."""
     sparse = [j for j, (_, expected) in enumerate(conditions)
               if expected is not None and 0 < expected <= SPARSE_FACTOR * rows]
     dense = [j for j in range(len(conditions)) if j not in sparse]
     branches: list[exp.Select] = []
     max_rows = 0
+    address = ROW_ADDRESS.get(dialect) if ordered and sparse else None
     if sparse:
         budget = sum(conditions[j][1] or 0 for j in sparse)
         flags = [_flag(conditions[j][0], j) if j in sparse else _constant(0, j) for j in range(len(conditions))]
         either: exp.Expr = exp.or_(*[exp.Paren(this=conditions[j][0].copy()) for j in sparse], copy=False)
-        branches.append(_select(table, flags, either, budget))
+        branch = _select(table, flags, either, budget)
+        if address:
+            branch = branch.order_by(exp.Column(this=exp.to_identifier(address, quoted=False),
+                                                table=sqlbuild.ident("src")), copy=False)
+        branches.append(branch)
         max_rows += budget
     for j in dense:
         flags = [_constant(1 if i == j else 0, i) for i in range(len(conditions))]
@@ -77,7 +95,7 @@ def table_sample(table: str, conditions: list[tuple[exp.Expression, int | None]]
         query = wrapped[0]
         for more in wrapped[1:]:
             query = exp.union(query, more, distinct=False, copy=False)
-    return TableSample(query.sql(dialect=dialect, copy=False), max_rows, len(conditions))
+    return TableSample(query.sql(dialect=dialect, copy=False), max_rows, len(conditions), bool(address))
 
 
 def _select(table: str, flags: list[exp.Expr], where: exp.Expr, limit: int) -> exp.Select:

@@ -30,10 +30,10 @@ from watchdog.findings import NOT_RUN as NOT_RUN_PREFIX
 from watchdog.findings import SAMPLE_TEXT_LIMIT, Finding, FindingsDoc, Status, Summary, jsonable
 from watchdog.redact import redact
 from watchdog.sandbox import Sandbox
-from watchdog.scan import anomaly_series, missing
+from watchdog.scan import anomaly_series, column_globs, grouped, missing
 from watchdog.scan.check_types import Aggregate, Check, Columns, Measurement, Metric, Procedure, Standalone
 from watchdog.scan.check_types.base import SampleSpec
-from watchdog.scan.parallel import run_statements
+from watchdog.scan.parallel import run_statements, split_for
 from watchdog.scan.planner import Statement, batch_statements, plan
 from watchdog.scan.samples import KeyAggregate, by_key, parse_keys, table_sample
 from watchdog.scan.sqlbuild import BINARY_COLLATION, split_name
@@ -70,12 +70,15 @@ def scan(sandbox: Sandbox, checks: list[Check], *, sample: int = DEFAULT_SAMPLE,
     and ``schema_changes``. ``parallel``: sandboxes the statements may use at once when they are slow
     (:mod:`watchdog.scan.parallel`). Ctrl-C keeps what finished: :class:`Interrupted` carries the findings, the
     checks that did not run marked so."""
+    checks, unexpanded = column_globs.expand_for(sandbox, checks)
     for check in checks:
         check.past = list((history or {}).get(check.name, []))
     started = datetime.now(UTC)
     clock = time.monotonic()
     checks = with_column_types(sandbox, checks)
-    the_plan = plan(checks, sandbox.dialect, sample=sample)
+    the_plan = plan([c for c in checks if not c.column_glob], sandbox.dialect, sample=sample,
+                    split=split_for(sandbox, parallel))
+    the_plan.errors.update(unexpanded)
     measured = _Measured()
     interrupted = _run_plan(sandbox, the_plan.statements, measured, on_progress, parallel)
     measured_findings = [_finding(sandbox, check, the_plan.needs.get(check.name), the_plan.errors.get(check.name),
@@ -164,11 +167,8 @@ def _run_statement(sandbox: Sandbox, statement: Statement, measured: _Measured) 
         _fail_all(statement, measured, measured.unavailable)
         return
     first = statement.metrics[0] if statement.metrics else None
-    if isinstance(first, Columns):
-        _read_columns(sandbox, first, measured)
-        return
-    if isinstance(first, Procedure):
-        _run_procedure(sandbox, first, measured)
+    if isinstance(first, (Columns, Procedure, grouped.GroupedCount)):
+        _run_special(sandbox, statement, first, measured)
         return
     many = first.rows if isinstance(first, Standalone) and first.rows > 1 else 0
     try:
@@ -195,6 +195,39 @@ def _run_statement(sandbox: Sandbox, statement: Statement, measured: _Measured) 
         measured.values[statement.metrics[0]] = list(result.rows)
         return
     _record(statement, result.columns, result.rows, measured)
+
+
+def _run_special(sandbox: Sandbox, statement: Statement, first: Columns | Procedure | grouped.GroupedCount,
+                 measured: _Measured) -> None:
+    """A catalogue read, a procedure, or a grouped statement."""
+    if isinstance(first, Columns):
+        _read_columns(sandbox, first, measured)
+    elif isinstance(first, Procedure):
+        _run_procedure(sandbox, first, measured)
+    else:
+        _run_grouped(sandbox, statement, measured)
+
+
+def _run_grouped(sandbox: Sandbox, statement: Statement, measured: _Measured) -> None:
+    """A table's grouped statement (:mod:`watchdog.scan.grouped`); when it fails, each check's part alone."""
+    counts: list[grouped.GroupedCount] = statement.metrics  # type: ignore[assignment]
+    try:
+        result = sandbox.query(statement.sql, max_rows=grouped.max_rows(len(counts)), parallel=True)
+    except DatabaseUnavailable as exc:
+        measured.unavailable = f"database unavailable: {redact(exc)}"
+        _fail_all(statement, measured, measured.unavailable)
+    except QueryTimeout as exc:
+        _fail_all(statement, measured, f"timed out: {exc}")
+    except SandboxError as exc:
+        if len(counts) == 1:
+            _fail_all(statement, measured, f"{exc.prefix}: {redact(exc)}")
+            return
+        for one in counts:
+            _run_grouped(sandbox, Statement(grouped.statement(statement.table or "", [one], sandbox.dialect), [one],
+                                            statement.table), measured)
+    else:
+        for metric, value in grouped.read(counts, result.columns, result.rows).items():
+            measured.values[metric] = value
 
 
 def _read_columns(sandbox: Sandbox, metric: Columns, measured: _Measured) -> None:
@@ -236,16 +269,32 @@ def _run_one_by_one(sandbox: Sandbox, statement: Statement, measured: _Measured)
         _run_statement(sandbox, single, measured)
 
 
-def _finding(sandbox: Sandbox, check: Check, needs: list[Metric] | None, plan_error: str | None,
-             measured: _Measured) -> tuple[Finding, Measurement | None]:
+def not_run(checks: list[Check], *, database: str, error: str, dialect: str | None,
+            suites: list[str] | None = None) -> FindingsDoc:
+    """The findings of a scan whose database could not even be opened (no driver, not a URL): ``error`` is said
+    once, as the document's, every check marked not run (``dialect``: how their SQL reads, None if unknown)."""
+    started = datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+    findings = [Finding(**_base(check, dialect), status="error", error=NOT_RUN_UNAVAILABLE) for check in checks]
+    return FindingsDoc(database=database, started_at=started, duration_s=0.0, summary=Summary.of(findings),
+                       findings=findings, suites=suites or [], watchdog_version=__version__, error=redact(error))
+
+
+def _base(check: Check, dialect: str | None) -> dict[str, Any]:
+    """What every finding of ``check`` says, whatever it measured."""
     base = dict(name=check.name, check=check.kind, table=check.table, column=check.column, columns=check.columns,
                 severity=check.options.severity, params=jsonable(check.params),
                 description=check.options.description, owners=list(check.owners) or None,
                 tags=list(check.tags) or None)
     try:
-        base["sql"] = check.finding_sql(sandbox.dialect)
-    except WatchdogError:
+        base["sql"] = check.finding_sql(dialect) if dialect else None
+    except (WatchdogError, ValueError):  # (ValueError: a dialect sqlglot does not know)
         base["sql"] = None
+    return base
+
+
+def _finding(sandbox: Sandbox, check: Check, needs: list[Metric] | None, plan_error: str | None,
+             measured: _Measured) -> tuple[Finding, Measurement | None]:
+    base = _base(check, sandbox.dialect)
     if plan_error or needs is None:
         return Finding(**base, status="error", error=redact(plan_error or "could not plan this check")), None
     failures = [measured.failures[m] for m in needs if m in measured.failures]
@@ -287,20 +336,33 @@ def _add_samples(sandbox: Sandbox, checks: list[Check], measured_findings: list[
         if not _sample_by_key(sandbox, table, sparse, sample):  # read them with the table's sample pass instead
             by_table.setdefault(table, []).extend((c, f, s) for c, f, s, _ in sparse)
     for table, items in by_table.items():
-        query = table_sample(table, [(spec.condition, spec.expected) for _, _, spec in items  # type: ignore[misc]
-                                     ], sample, sandbox.dialect)
-        try:
-            # ``parallel``: the shared branch of sparse conditions usually has to read to the table's end
-            # (its last failing row is anywhere), which PostgreSQL's parallel workers do faster; its dense
-            # branches stop after a few pages either way. (Served serially, a branch whose rows all come
-            # early would stop sooner: the benchmark's duplicated keys sit at a tenth of the table.)
-            result = sandbox.query(query.sql, max_rows=query.max_rows, parallel=True)
-        except SandboxError:  # e.g. a database without UNION ALL of LIMITs: one query per check instead
+        conditions = [(spec.condition, spec.expected) for _, _, spec in items]
+        samples = _table_sample(sandbox, table, conditions, sample)
+        if samples is None:  # e.g. a database without UNION ALL of LIMITs: one query per check instead
             for check, finding, _ in items:
                 _add_sample(sandbox, check, finding, sample)
             continue
-        for (_, finding, _), rows in zip(items, query.split(result.columns, result.rows, sample), strict=True):
+        for (_, finding, _), rows in zip(items, samples, strict=True):
             finding.sample = [jsonable(row, SAMPLE_TEXT_LIMIT) for row in rows]
+
+
+def _table_sample(sandbox: Sandbox, table: str, conditions: list[tuple[Any, int | None]],
+                  sample: int) -> list[list[dict[str, Any]]] | None:
+    """The sample rows of each condition from one statement (see :mod:`watchdog.scan.samples`); its sparse branch
+    ordered by the row address, else (a view has none) unordered; None when neither runs."""
+    for ordered in (True, False):
+        query = table_sample(table, conditions, sample, sandbox.dialect, ordered=ordered)
+        try:
+            # ``parallel``: the shared branch of sparse conditions usually has to read to the table's end
+            # (its last failing row is anywhere), which PostgreSQL's parallel workers do faster; its dense
+            # branches stop after a few pages either way.
+            result = sandbox.query(query.sql, max_rows=query.max_rows, parallel=True)
+        except SandboxError:
+            if query.ordered:
+                continue
+            return None
+        return query.split(result.columns, result.rows, sample)
+    return None
 
 
 def _shared_spec(sandbox: Sandbox, check: Check, finding: Finding, m: Measurement, needs: dict[str, list[Metric]],

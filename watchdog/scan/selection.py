@@ -14,10 +14,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 from watchdog.errors import did_you_mean
 from watchdog.scan.check_types import Check
-from watchdog.scan.suites import Suite, SuiteError, SuiteProblem
+from watchdog.scan.suites import Suite, SuiteError, SuiteProblem, load_suites
 
 
 def _names(values: Iterable[str] | str | None) -> tuple[str, ...]:
@@ -54,27 +55,41 @@ class CheckSelection:
             return False
         return not tags & set(self.exclude_tags)
 
-    def describe(self) -> str:
-        """``--tags finance --owner @alice --exclude-tags pii``, as the command line writes it."""
+    def describe(self, config: bool = False) -> str:
+        """``--tags finance --owner @alice --exclude-tags pii``, as the command line writes it (``config``: as
+        an audit's configuration does, ``tags: [finance], owners: [@alice], exclude_tags: [pii]``)."""
+        if config:
+            return ", ".join(f"{key}: [{', '.join(values)}]" for key, values in (
+                ("tags", self.tags), ("owners", self.owners), ("exclude_tags", self.exclude_tags)) if values)
         parts = [f"--tags {','.join(self.tags)}" if self.tags else "",
                  " ".join(f"--owner {o}" for o in self.owners),
                  f"--exclude-tags {','.join(self.exclude_tags)}" if self.exclude_tags else ""]
         return " ".join(p for p in parts if p)
 
 
-def select_checks(suites: list[Suite], selection: CheckSelection | None, *, allow_empty: bool = False) -> list[Suite]:
+def select_checks(suites: list[Suite], selection: CheckSelection | None, *, allow_empty: bool = False,
+                  audit: str | None = None) -> list[Suite]:
     """The suites with only the checks ``selection`` keeps (the suites themselves when nothing is selected).
-    Raises :class:`SuiteError` ("nothing to check") when no check is kept, unless ``allow_empty``."""
+    Raises :class:`SuiteError` ("nothing to check") when no check is kept, unless ``allow_empty``; ``audit``:
+    the selection is that audit's configuration (the message says so)."""
     if not selection:
         return suites
     kept = [replace(suite, checks=[c for c in suite.checks if selection.keeps(c)]) for suite in suites]
     if allow_empty or any(suite.checks for suite in kept):
         return kept
     every = [check for suite in suites for check in suite.checks]
-    raise SuiteError([SuiteProblem(None, None, "", _why_none(selection, every))])
+    raise SuiteError([SuiteProblem(None, None, "", _why_none(selection, every, audit))])
 
 
-def _why_none(selection: CheckSelection, checks: list[Check]) -> str:
+def load_selected(paths: list[Path], selection: CheckSelection | None, *, allow_empty: bool,
+                  audit: str | None = None) -> list[Suite]:
+    """The suites at ``paths`` with only the checks ``selection`` keeps (an audit's ``tags``/``owners``/
+    ``exclude_tags``; ``watchdog scan``'s options)."""
+    return select_checks(load_suites(paths, allow_empty=allow_empty), selection, allow_empty=allow_empty,
+                         audit=audit)
+
+
+def _why_none(selection: CheckSelection, checks: list[Check], audit: str | None = None) -> str:
     """The "nothing to check" message of a selection: what it asked, and what the suites carry."""
     known_tags = sorted({t for c in checks for t in c.tags})
     known_owners = sorted({o for c in checks for o in c.owners})
@@ -84,6 +99,9 @@ def _why_none(selection: CheckSelection, checks: list[Check]) -> str:
     carried = (f"the suites' tags: {', '.join(known_tags) or 'none'}; "
                f"owners: {', '.join(known_owners) or 'none'}")
     count = f"{len(checks)} check{'s' if len(checks) != 1 else ''}"
-    return (f"nothing to check: the selection {selection.describe()} matches none of the {count} "
+    asked = (f"the selection of audit {audit!r} ({selection.describe(config=True)})" if audit is not None else
+             f"the selection {selection.describe()}")
+    allow = "`allow_empty: true` on the audit" if audit is not None else "`--allow-empty`"
+    return (f"nothing to check: {asked} matches none of the {count} "
             f"of the suites ({'; '.join(hints) + '; ' if hints else ''}{carried}); a scan without checks would "
-            "pass without checking anything. Change the selection, or allow it with `--allow-empty`")
+            f"pass without checking anything. Change the selection, or allow it with {allow}")

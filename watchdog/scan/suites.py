@@ -11,7 +11,7 @@ import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, get_type_hints
 
 import yaml
 
@@ -20,6 +20,7 @@ from watchdog.errors import ConfigError, did_you_mean
 from watchdog.scan.anomaly_series import suite_problems
 from watchdog.scan.check_types import Check, check_types
 from watchdog.scan.check_types.fields import OptionsError
+from watchdog.scan.column_globs import ColumnsProblem, as_template, per_column
 from watchdog.scan.sqlbuild import split_name
 from watchdog.scan.table_options import CHECKS_KEY, NO_OPTIONS, conflicts, frozen, names, table_options
 from watchdog.yaml_lines import DuplicateKeyError, YamlLines, dotted, load_with_lines
@@ -265,8 +266,7 @@ class _SuiteReader:
                                  f"got {_kind(entries)}")
                 continue
             for i, entry in enumerate(entries):
-                check = self.read_check(str(table), entry, at + (i,))
-                if check:
+                for check in self.read_check(str(table), entry, at + (i,)):
                     check.table_options = options
                     checks.append(check)
         return checks
@@ -308,7 +308,29 @@ class _SuiteReader:
                 checks.append(check)
         return checks
 
-    def read_check(self, table: str, entry: Any, at: tuple[Any, ...]) -> Check | None:
+    def read_check(self, table: str, entry: Any, at: tuple[Any, ...]) -> list[Check]:
+        """The checks of one list item: one, or one per column of a list of columns (a glob stays a template to
+        expand against the table's columns: :mod:`watchdog.scan.column_globs`)."""
+        found = self.read_entry(table, entry, at)
+        if found is None:
+            return []
+        kind, options, at, origin = found
+        hint = get_type_hints(self.types[kind].Options).get("column")
+        try:
+            written = per_column(options, takes_lists=hint is None or "list" in str(hint))
+        except ColumnsProblem as exc:
+            self.problem(origin.get(exc.option, at), str(exc))
+            return []
+        checks = []
+        for own in written:
+            check = self.build(kind, table, own, at, origin)
+            if check is None:
+                return []
+            checks.append(as_template(check, options))
+        return checks
+
+    def read_entry(self, table: str, entry: Any, at: tuple[Any, ...]
+                   ) -> tuple[str, dict[str, Any], tuple[Any, ...], dict[str, tuple[Any, ...]]] | None:
         known = [k for k in self.types if k != "custom_sql"]
         if isinstance(entry, str):
             entry = {entry: None}
@@ -346,7 +368,7 @@ class _SuiteReader:
                 return None
             options[key] = extra
             origin[key] = at + (key,)
-        return self.build(kind, table, options, at + (kind,), origin)
+        return kind, options, at + (kind,), origin
 
     def build(self, kind: str, table: str | None, options: dict[str, Any], at: tuple[Any, ...],
               origin: dict[str, tuple[Any, ...]]) -> Check | None:
@@ -358,6 +380,11 @@ class _SuiteReader:
                 field_name = str(found.loc[0]) if found.loc else ""
                 where = origin.get(field_name, at + ((field_name,) if field_name else ()))
                 self.problem(where + found.loc[1:], found.message)
+            return None
+        if getattr(parsed, "group_by", None) and not cls.groupable:
+            self.problem(origin.get("group_by", at), f"{kind} cannot be judged per group; group_by works on the "
+                         "checks that count failing rows one by one (not_null, pattern, range, accepted_values, "
+                         "expression) and on metric: drop group_by, or write one check per group with `where:`")
             return None
         params = {k: v for k, v in options.items() if k not in NOT_PARAMS}
         check = cls(table, parsed, params, source=str(self.path))

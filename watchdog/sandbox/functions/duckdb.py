@@ -146,7 +146,9 @@ _REFUSED_SCALARS = """
 
 #: catalogue table functions a read may call: tables (name, estimated rows, column count) and their columns (name,
 #: type) -- what table monitors read (watchdog/monitor/); no file path, setting or SQL text beyond a table's own DDL
-DUCKDB_CATALOGUE_FUNCTIONS = frozenset({"duckdb_tables", "duckdb_columns"})
+DUCKDB_CATALOGUE_FUNCTIONS = frozenset({"duckdb_tables", "duckdb_columns",
+                                        # their keys and indexes (check-config, incremental unique)
+                                        "duckdb_constraints", "duckdb_indexes"})
 
 DUCKDB_FUNCTIONS = frozenset(_AGGREGATES.split()) | frozenset(_SCALARS.split()) | frozenset(
     name for locale in _LOCALES.split() for name in (f"collate_{locale}", f"icu_collate_{locale}")

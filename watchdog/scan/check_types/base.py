@@ -20,6 +20,7 @@ from watchdog.errors import WatchdogError
 from watchdog.scan import sqlbuild
 from watchdog.scan.check_types.anomaly_options import AnomalyOptions
 from watchdog.scan.check_types.fields import Options, option, options_class
+from watchdog.scan.grouped import GroupedCount, group_columns
 from watchdog.scan.table_options import NO_OPTIONS
 
 Severity = Literal["fail", "warn"]
@@ -61,8 +62,13 @@ class RowCheckOptions(CheckOptions):
     max_count: int | None = option(None, ge=0)
     max_rate: float | None = option(None, ge=0, le=1)
     warn: WarnThresholds | None = None
+    #: judge the check per group of these columns (see :mod:`watchdog.scan.grouped`)
+    group_by: list[str] | None = option(None, min_length=1, before=group_columns)
 
     def __post_init__(self) -> None:  # subclasses with rules of their own call it first
+        if self.group_by is not None and self.anomaly is not None:
+            raise ValueError("anomaly: and group_by: do not go together (a group's figures have no history of "
+                             "their own); drop one of them")
         if self.warn is None:
             return
         if self.severity == "warn":
@@ -134,7 +140,7 @@ class Procedure:
     table: str | None = field(default=None, compare=False)
 
 
-Metric = Aggregate | Standalone | Columns | Procedure
+Metric = Aggregate | Standalone | Columns | Procedure | GroupedCount
 
 #: the alias of the checked table in a :class:`RowFlag` (the same as foreign_key's child alias)
 ROW_ALIAS = "wd_child"
@@ -233,6 +239,8 @@ class Check:
     short_form: ClassVar[str | None] = "column"
     #: thresholds max_count / max_rate make sense (row-level checks)
     row_level: ClassVar[bool] = True
+    #: ``group_by:`` judges it per group (it counts failing rows one by one: see :mod:`watchdog.scan.grouped`)
+    groupable: ClassVar[bool] = False
     #: the scanner reads the table's column types first and sets ``column_kinds`` (on a copy of the check)
     needs_column_types: ClassVar[bool] = False
     #: groups or joins on column values compared exactly: where columns may carry a collation (see
@@ -250,6 +258,9 @@ class Check:
 
         #: the line of the suite the check is written on (set by the suite reader)
         self.line: int | None = None
+        #: a column glob (``'code_*'``) the check stands for until the table's columns are known (see
+        #: :mod:`watchdog.scan.column_globs`); None for a check of one column
+        self.column_glob: str | None = None
         #: who answers for the check and its tags, inherited suite -> table -> check (set by the suite reader)
         self.owners: tuple[str, ...] = ()
         self.tags: tuple[str, ...] = ()
@@ -294,6 +305,8 @@ class Check:
 
     def finding_sql(self, dialect: str) -> str | None:
         """The runnable SQL recorded in the finding: it selects the failing rows."""
+        if self.column_glob:  # a glob not expanded (it matched no column): no SQL to show
+            return None
         query = self.failing_rows(dialect)  # a fresh tree: rendered without a copy
         return query.sql(dialect=dialect, copy=False) if query is not None else None
 
@@ -328,8 +341,16 @@ class Check:
         query = self.failing_rows(dialect)
         return query.limit(rows, copy=False) if isinstance(query, exp.Select) else None
 
+    @property
+    def group_by(self) -> tuple[str, ...]:
+        """The columns the check is judged per group of (empty: the whole table)."""
+        return tuple(getattr(self.options, "group_by", None) or ())
+
     def breached(self, m: Measurement) -> bool:
-        """Over the check's own thresholds (any failing row when it has none and no ``warn:``)."""
+        """Over the check's own thresholds (any failing row when it has none and no ``warn:``); with
+        ``group_by``, when a group is."""
+        if self.group_by:
+            return int(m.details.get("groups_failing") or 0) > 0
         if m.failing is None:
             return False
         max_count = getattr(self.options, "max_count", None)
@@ -340,6 +361,8 @@ class Check:
 
     def warned(self, m: Measurement) -> bool:
         """Over the ``warn:`` thresholds (False without them): the status is ``warn`` unless :meth:`breached`."""
+        if self.group_by:
+            return int(m.details.get("groups_warning") or 0) > 0
         warn = getattr(self.options, "warn", None)
         if warn is None or m.failing is None:
             return False

@@ -63,11 +63,15 @@ class ForeignKey(Check):
                                                          query=parents.subquery(copy=False)))
         else:  # exact() leaves the columns as they are except where a collation must be made binary
             kind = self.column_kind(self.column)[0]
+            # numbers have no collation: on MySQL/MariaDB they are compared as numbers (a cast to BINARY would
+            # keep the parent's index from answering, and tell 1.0 from 1)
+            same = exp.EQ(this=parent_col, expression=child_col.copy()) if dialect == "mysql" else exp.EQ(
+                this=sqlbuild.exact(parent_col, dialect, kind),
+                expression=sqlbuild.exact(child_col.copy(), dialect, kind))
             parent = (
                 exp.select(exp.Literal.number(1), copy=False)
                 .from_(sqlbuild.table(ref_table, alias=PARENT), copy=False)
-                .where(exp.EQ(this=sqlbuild.exact(parent_col, dialect, kind),
-                              expression=sqlbuild.exact(child_col.copy(), dialect, kind)), copy=False)
+                .where(same, copy=False)
             )
             orphan = exp.Not(this=exp.Exists(this=parent))
         where = sqlbuild.and_all(exp.Not(this=exp.Is(this=child_col, expression=exp.Null())), self.filter(dialect),

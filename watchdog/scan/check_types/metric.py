@@ -25,7 +25,7 @@ from typing import Any
 from sqlglot import exp
 
 from watchdog.errors import QueryRefused, did_you_mean
-from watchdog.scan import sqlbuild
+from watchdog.scan import grouped, sqlbuild
 from watchdog.scan.check_types import metric_sql, numeric_text
 from watchdog.scan.check_types.base import (
     Aggregate,
@@ -39,6 +39,7 @@ from watchdog.scan.check_types.base import (
 )
 from watchdog.scan.check_types.fields import Options, option, options_class
 from watchdog.scan.check_types.null_markers import MARKED_KINDS, MarkedColumn, _markers
+from watchdog.scan.grouped import group_columns
 
 #: significant digits kept of a floating result
 DIGITS = 12
@@ -77,8 +78,13 @@ class MetricOptions(CheckOptions):
     warn: MetricWarn | None = None
     numeric_text: bool = False
     null_values: list[str] | None = option(None, before=_markers)
+    #: the value per group of these columns (see :mod:`watchdog.scan.grouped`)
+    group_by: list[str] | None = option(None, min_length=1, before=group_columns)
 
     def __post_init__(self) -> None:
+        if self.group_by is not None and self.anomaly is not None:
+            raise ValueError("anomaly: and group_by: do not go together (a group's value has no history of its "
+                             "own); drop one of them")
         if self.min is not None and self.max is not None and self.min > self.max:
             raise ValueError(f"min ({self.min:g}) is greater than max ({self.max:g})")
         if self.numeric_text and self.agg not in metric_sql.NUMERIC:
@@ -115,6 +121,7 @@ class MetricCheck(MarkedColumn):
     short_form = None
     row_level = False
     reads_column_types = True
+    groupable = True
 
     @property
     def agg(self) -> str:
@@ -176,9 +183,47 @@ class MetricCheck(MarkedColumn):
         bad = exp.and_(self.present(dialect), exp.Not(this=numeric_text.is_number(col, dialect)), copy=False)
         return self._aggregate(sqlbuild.case_count(bad))
 
+    def _grouped(self, dialect: str) -> grouped.GroupedCount:
+        """The value per group (rates: the share of the group's rows), judged against min/max and warn."""
+        main = self._main(dialect)
+        if isinstance(main, Standalone):
+            raise QueryRefused(f"a percentile per group needs PostgreSQL, DuckDB or Spark, not {dialect}")
+        if self.agg == "stddev" and dialect in ("sqlite", "strictsqlite"):
+            raise QueryRefused("stddev per group needs PostgreSQL, MySQL/MariaDB, DuckDB or Spark, not SQLite")
+        if self.agg == "distinct" and self.options.where:
+            raise QueryRefused("distinct per group with a where: drop where or group_by")
+        where = self.filter(dialect)
+        total = sqlbuild.case_count(where) if where is not None else sqlbuild.count_star()
+        expression = main.expression.copy()
+        if where is not None:  # the statement is shared: the where goes into the aggregate's value
+            expression = _within(expression, where)
+        if self.agg in metric_sql.RATES:
+            expression = exp.Div(this=metric_sql.as_double(expression),
+                                 expression=exp.Nullif(this=total.copy(), expression=exp.Literal.number(0)))
+        fail = grouped.Bounds(self.options.min, self.options.max) \
+            if self.options.min is not None or self.options.max is not None else None
+        warn = grouped.Bounds(self.options.warn.min, self.options.warn.max) if self.options.warn else None
+        exact = tuple(self.exact_column(g, dialect) for g in self.group_by)
+        order = tuple(sqlbuild.column(g) if self.column_kind(g)[0] not in ("text", "unknown") else
+                      self.exact_column(g, dialect) for g in self.group_by)
+        return grouped.GroupedCount.of(self.table or "", self.group_by, expression, total, fail, warn, exact, order)
+
+    def _groups_sql(self, dialect: str) -> str:
+        """The per-group query: each group's value and rows, the groups outside the bounds (or warn's) only."""
+        metric = self._grouped(dialect)
+        value, rows = metric.failing.copy(), metric.total.copy()
+        cols: list[exp.Expr] = [exp.alias_(sqlbuild.column(g), sqlbuild.ident(g), copy=False) for g in self.group_by]
+        cols += [exp.alias_(value, "value", copy=False), exp.alias_(rows, "total_rows", copy=False)]
+        return (exp.select(*cols, copy=False).from_(sqlbuild.table(self.table or ""), copy=False)
+                .group_by(*[sqlbuild.column(g) for g in self.group_by], copy=False)
+                .having(metric.over_any(metric.failing, metric.total), copy=False)
+                .sql(dialect=dialect, copy=False))
+
     def metrics(self, dialect: str) -> list[Metric]:
         self.filter(dialect)
         out: list[Metric] = [self._main(dialect)]
+        if self.group_by:
+            out.append(self._grouped(dialect))
         if self.agg in metric_sql.RATES:
             out.append(self.total_metric())
         if self.options.numeric_text:
@@ -206,6 +251,8 @@ class MetricCheck(MarkedColumn):
             observed = rounded(raw)
         if self.options.numeric_text:
             details["not_numeric"] = as_int(values[self._not_numeric(dialect)])
+        if self.group_by:
+            details.update(values[self._grouped(dialect)].details())
         if observed is None:
             details["note"] = ("no value to aggregate (no rows, or only NULLs and null markers"
                                + (", or a single value: stddev needs two" if agg == "stddev" else "") + ")")
@@ -233,19 +280,36 @@ class MetricCheck(MarkedColumn):
         return None if value is None else float(value)
 
     def breached(self, m: Measurement) -> bool:
+        if self.group_by:
+            return super().breached(m)
         return _outside(m.observed, self.options.min, self.options.max)
 
     def warned(self, m: Measurement) -> bool:
+        if self.group_by:
+            return super().warned(m)
         warn = self.options.warn
         return warn is not None and _outside(m.observed, warn.min, warn.max)
 
     def finding_sql(self, dialect: str) -> str | None:
+        if self.group_by:
+            return self._groups_sql(dialect)
         main = self._main(dialect)
         if isinstance(main, Standalone):
             return main.sql
         query = (exp.select(main.expression.copy(), copy=False).from_(sqlbuild.table(self.table or ""), copy=False)
                  .where(self.filter(dialect), copy=False))
         return query.sql(dialect=dialect, copy=False)
+
+
+def _within(expression: exp.Expr, where: exp.Expr) -> exp.Expr:
+    """``expression``, an aggregate over the table, over the rows of ``where`` only: its argument is NULL
+    elsewhere (a CASE around the argument; counts, as SUM(CASE ...), become SUM(CASE WHEN where ...))."""
+    node = expression
+    inner = node.this if isinstance(node, exp.AggFunc) else None
+    if inner is None:
+        raise QueryRefused("this metric cannot be judged per group with a where; drop where or group_by")
+    node.set("this", exp.Case(ifs=[exp.If(this=where.copy(), true=inner)]))
+    return node
 
 
 def _outside(observed: float | int | None, low: float | None, high: float | None) -> bool:

@@ -49,7 +49,7 @@ class MarkedColumn(Check):
 
     @property
     def needs_column_types(self) -> bool:  # type: ignore[override]  # markers apply to text columns only
-        return bool(self.null_markers()) or type(self).reads_column_types
+        return bool(self.null_markers()) or type(self).reads_column_types or bool(self.group_by)
 
     #: the check compares by the column's type anyway (range, accepted_values)
     reads_column_types = False

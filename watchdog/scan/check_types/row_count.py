@@ -1,6 +1,8 @@
 """``row_count``: ``observed`` is the number of rows (after ``where``); fails outside [min, max].
 
-With neither bound given, the table must not be empty (min 1).
+With neither bound given, the table must not be empty (min 1). On an incremental table, ``window: true``
+counts the rows of the run's window instead (``row_count: {window: true, min: 1000}``: at least 1,000 new rows
+per run); without it the whole table is counted.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ from watchdog.scan.check_types.fields import option, options_class
 class RowCountOptions(CheckOptions):
     min: int | None = option(None, ge=0)
     max: int | None = option(None, ge=0)
+    #: on an incremental table, count the run's window (its new rows) rather than the whole table
+    window: bool = option(False)
 
     def __post_init__(self) -> None:
         if self.min is not None and self.max is not None and self.min > self.max:

@@ -5,6 +5,11 @@ compound key, rows whose columns are all NULL are skipped and the rest group as 
 groups them. ``details`` also gives ``duplicate_values`` (distinct values that repeat: dbt's
 and Soda 3's figure) and ``excess_rows`` (rows beyond the first of each group: Soda 4's).
 One GROUP BY statement per check.
+
+On an incremental table's windowed run (:mod:`watchdog.scan.incremental` sets :attr:`Unique.older`), the check
+judges the window's rows against the whole table: the window's keys are grouped, and a key fails when it
+repeats inside the window or when an older row (before the window) carries it too, an ``EXISTS`` per new key
+that the key's index answers. ``failing`` and ``total`` then count the window's rows only.
 """
 
 from __future__ import annotations
@@ -63,6 +68,11 @@ class Unique(Check):
     Options = UniqueOptions
     compares_text_keys = True
     options: UniqueOptions
+    #: on a windowed run, the rows before the window (the check's own ``where`` included): the window's keys
+    #: are looked up among them; None: the whole table is judged
+    older: exp.Expr | None = None
+    #: on a windowed run, the key leads an index (from the catalogue): PostgreSQL then probes it once per new key
+    indexed: bool | None = None
 
     @property
     def key_columns(self) -> list[str]:
@@ -91,6 +101,8 @@ class Unique(Check):
 
         Every node here is fresh, so the builders are told not to copy (``copy=False``): by default each
         step deep-copies the whole query built so far, which was most of a small scan's sqlglot time."""
+        if self.older is not None:
+            return self._window_groups(dialect, with_keys)
         keys = self._keys(dialect)
         named = [exp.alias_(k.copy(), f"k{i}", copy=False) for i, k in enumerate(keys)] if with_keys else []
         return (
@@ -100,6 +112,53 @@ class Unique(Check):
             .group_by(*keys, copy=False)
             .having(exp.GT(this=sqlbuild.count_star(), expression=exp.Literal.number(1)), copy=False)
         )
+
+    def _window_groups(self, dialect: str, with_keys: bool) -> exp.Select:
+        """The window's keys (k0, k1, ...) that repeat in the window (``n``: their rows in the window) or that an
+        older row carries. Where the exact comparison casts the column (MySQL/MariaDB), the group's own value
+        (r0, ...) is compared with the column as well: implied by the exact match, it lets the index answer."""
+        keys = self._keys(dialect)
+        plain = [sqlbuild.column(c) for c in self.key_columns]
+        cast = [i for i, (k, c) in enumerate(zip(keys, plain, strict=True)) if k != c]
+        rows: exp.Expr = sqlbuild.table(self.table or "")
+        window_rows = None
+        if "sqlite" in dialect:
+            # SQLite would group in the key's own order (the rowid's) by reading the whole table: the window's
+            # keys are first taken through the high-water column's index, into a materialized CTE
+            window_rows = (exp.select(*[p.copy() for p in plain], copy=False).from_(rows, copy=False)
+                           .where(sqlbuild.and_all(self._not_all_null(), self.filter(dialect)), copy=False))
+            rows = exp.to_table("wd_window")
+        inner = (
+            exp.select(*[exp.alias_(k, f"k{i}", copy=False) for i, k in enumerate(keys)],
+                       *[exp.alias_(exp.Min(this=plain[i].copy()), f"r{i}", copy=False) for i in cast],
+                       exp.alias_(sqlbuild.count_star(), "n", quoted=False, copy=False), copy=False)
+            .from_(rows, copy=False)
+            .where(None if window_rows is not None else sqlbuild.and_all(self._not_all_null(), self.filter(dialect)),
+                   copy=False)
+            .group_by(*[k.copy() for k in keys], copy=False)
+        )
+        compare = exp.EQ if len(keys) == 1 else exp.NullSafeEQ  # compound keys may hold a NULL
+        old, new = "wd_old", "wd_new"
+        same = sqlbuild.and_all(
+            *[compare(this=self.exact_column(c, dialect, old), expression=sqlbuild.column(f"k{i}", new))
+              for i, c in enumerate(self.key_columns)],
+            *[compare(this=sqlbuild.column(self.key_columns[i], old), expression=sqlbuild.column(f"r{i}", new))
+              for i in cast])
+        older = (exp.select(exp.Literal.number(1), copy=False)
+                 .from_(sqlbuild.table(self.table or "", alias="wd_old"), copy=False)
+                 .where(sqlbuild.and_all(same, self.older.copy() if self.older is not None else None), copy=False))
+        found: exp.Expr = exp.Exists(this=older)
+        if dialect == "postgres" and self.indexed:
+            # PostgreSQL answers an EXISTS under OR with one hash of every older row; a scalar subquery is
+            # probed per key instead, through the index
+            found = exp.Not(this=exp.Is(this=older.limit(1, copy=False).subquery(copy=False), expression=exp.Null()))
+        repeated = exp.or_(exp.GT(this=exp.column("n"), expression=exp.Literal.number(1)), found, copy=False)
+        names = [exp.column(f"k{i}") for i in range(len(keys))] if with_keys else []
+        groups = (exp.select(*names, exp.column("n"), copy=False)
+                  .from_(inner.subquery("wd_new", copy=False), copy=False).where(repeated, copy=False))
+        if window_rows is not None:
+            groups = groups.with_("wd_window", as_=window_rows, materialized=True, copy=False)
+        return groups
 
     def _groups_query(self, dialect: str) -> Standalone:
         outer = exp.select(
@@ -194,6 +253,10 @@ class Unique(Check):
         keys = self._keys(dialect)
         names = [f"k{i}" for i in range(len(keys))]
         groups = (
+            exp.select(*[exp.column(n) for n in names], copy=False)
+            .from_(self._groups(dialect, with_keys=True).subquery("g", copy=False), copy=False)
+            .order_by(*[exp.column(n) for n in names], copy=False).limit(rows, copy=False)
+        ) if self.older is not None else (
             exp.select(*[exp.alias_(k, n, copy=False) for k, n in zip(keys, names, strict=True)], copy=False)
             .from_(sqlbuild.table(self.table or ""), copy=False)
             .where(sqlbuild.and_all(self._not_all_null(), self.filter(dialect)), copy=False)
@@ -216,6 +279,17 @@ class Unique(Check):
         )
 
     def failing_rows(self, dialect: str) -> exp.Expr:
+        if self.older is not None:  # the window's rows whose key repeats (in the window or among older rows)
+            names = [f"k{i}" for i in range(len(self.key_columns))]
+            compare = exp.EQ if len(names) == 1 else exp.NullSafeEQ
+            on = sqlbuild.and_all(*[
+                compare(this=self.exact_column(c, dialect, "src"), expression=sqlbuild.column(n, "dup"))
+                for c, n in zip(self.key_columns, names, strict=True)])
+            return (exp.select(exp.Column(this=exp.Star(), table=sqlbuild.ident("src")), copy=False)
+                    .from_(sqlbuild.table(self.table or "", alias="src"), copy=False)
+                    .join(self._groups(dialect, with_keys=True).subquery("dup", copy=False), on=on, copy=False)
+                    .where(self.filter(dialect), copy=False)
+                    .order_by(*[sqlbuild.column(c, "src") for c in self.key_columns], copy=False))
         window = exp.Window(this=sqlbuild.count_star(), partition_by=self._keys(dialect))
         ranked = (
             exp.select(exp.Column(this=exp.Star(), table=sqlbuild.ident("src")),
