@@ -281,16 +281,15 @@ def spark_db(spark_admin_url: str):
 
 
 def test_the_same_metrics_and_distributions_on_spark(spark_db, tmp_path: Path):
-    """Spark's exact ``percentile`` and window functions give the hand-computed numbers too (numeric_text is refused
-    on Spark, so those checks are left out)."""
+    """Spark's exact ``percentile`` and window functions give the hand-computed numbers too, numbers stored as text
+    included."""
     spark_db.create_table("sales", COLUMNS, ROWS)
     spark_db.create_table("one", {"amount": "real"}, [(7.0,)])
     spark_db.create_table("empty", {"amount": "real"}, [])
     spark_db.create_table("mix", {"status": "text", "amount": "real"},
                           [("a", 1.0), ("a", 2.0), ("a", 3.0), ("a", 4.0), ("b", 5.0), ("b", 6.0), ("b", 7.0),
                            ("?", 8.0), ("c", 9.0), ("c", 10.0)])
-    suite = "\n".join(line for line in SUITE.splitlines() if "numeric_text" not in line)
-    suite += "\n" + "\n".join(DISTRIBUTIONS.splitlines()[2:])
+    suite = SUITE + "\n" + "\n".join(DISTRIBUTIONS.splitlines()[2:])
     with Sandbox(spark_db.url) as sandbox:
         got = {f.name: f for f in scan(sandbox, checks_of(tmp_path, suite), sample=0).findings}
     for name, (status, observed, _) in EXPECTED.items():

@@ -209,3 +209,24 @@ def test_every_engine_reads_numeric_text_by_the_one_rule(kind, make_database, tm
     with Sandbox(db.url) as sandbox:
         (finding,) = scan(sandbox, checks_of(tmp_path, suite)).findings
     assert (finding.failing, finding.details["not_numeric"]) == (not_numeric + outside, not_numeric)
+
+
+def test_spark_reads_numeric_text_by_the_one_rule(spark_admin_url, tmp_path):
+    from tests.spark_server import create_spark_database
+
+    numbers = [float(v) for v in EDGES if _RULE.fullmatch(v)]
+    not_numeric, outside = len(EDGES) - len(numbers), sum(not 0 <= n <= 100 for n in numbers)
+    db = create_spark_database(spark_admin_url)
+    try:
+        db.create_table("edges", {"v": "text"}, [(v,) for v in EDGES])
+        db.create_table("places", {"volume": "text"}, [("12",), ("?",), ("",), ("2500",), (None,), (" 1e3 ",)])
+        suite = ("tables:\n  edges:\n    - range: {column: v, min: 0, max: 100, numeric_text: true}\n"
+                 "  places:\n    null_values: ['', '?']\n    checks:\n"
+                 "      - range: {column: volume, min: -1, max: 2000, numeric_text: true}\n")
+        with Sandbox(db.url) as sandbox:
+            edges, places = scan(sandbox, checks_of(tmp_path, suite)).findings
+    finally:
+        db.close()
+    assert (edges.failing, edges.details["not_numeric"]) == (not_numeric + outside, not_numeric), edges.error
+    # by hand: 12 and 1e3 inside, 2500 outside; '?', '' and NULL are missing, not checked
+    assert (places.failing, places.details["not_numeric"]) == (1, 0), places.error

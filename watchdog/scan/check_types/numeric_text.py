@@ -13,9 +13,9 @@ Nothing else is: no thousands or locale separators (``1,000``, ``1 000``, ``1.00
 units, no ``NaN``/``Infinity``, no hexadecimal, and not the empty text. The limits keep every number inside a
 double's range, so no database can fail the statement on an overflow. The shape is tested with the regex dialect
 of :mod:`watchdog.scan.regex` (the same test on every database); only then is the value cast to a double
-(``CASE WHEN shape THEN … CAST(value AS DOUBLE) … END``), which SQLite, PostgreSQL, MySQL/MariaDB and DuckDB read
-alike for every text of that shape (``'-0'`` is zero). Other databases are refused: their casts have not been
-checked against the rule.
+(``CASE WHEN shape THEN … CAST(value AS DOUBLE) … END``), which SQLite, PostgreSQL, MySQL/MariaDB, DuckDB and
+Spark SQL read alike for every text of that shape (``'-0'`` is zero). Other databases are refused: their casts
+have not been checked against the rule.
 """
 
 from __future__ import annotations
@@ -28,14 +28,14 @@ from watchdog.scan import sqlbuild
 #: the rule above, in the regex dialect of :mod:`watchdog.scan.regex`
 NUMBER = r"^\s*[+-]?([0-9]{1,100}(\.[0-9]{0,100})?|\.[0-9]{1,100})([eE][+-]?[0-9]{1,2})?\s*$"
 #: the databases whose casts read every text of that shape as the same double
-DIALECTS = ("sqlite", "strictsqlite", "postgres", "mysql", "duckdb")
+DIALECTS = ("sqlite", "strictsqlite", "postgres", "mysql", "duckdb", "spark")
 #: the column kinds numeric text can be in ("unknown": the catalogue did not say, e.g. an untyped SQLite column)
 TEXT_KINDS = ("text", "unknown")
 
 
 def _supported(dialect: str) -> None:
     if dialect not in DIALECTS:
-        raise QueryRefused(f"numeric_text runs on SQLite, PostgreSQL, MySQL/MariaDB and DuckDB, not on {dialect}: "
+        raise QueryRefused(f"numeric_text runs on SQLite, PostgreSQL, MySQL/MariaDB, DuckDB and Spark SQL, not on {dialect}: "
                            "the rule of which text is a number is not implemented there")
 
 
