@@ -35,8 +35,8 @@ TEXT_KINDS = ("text", "unknown")
 
 def _supported(dialect: str) -> None:
     if dialect not in DIALECTS:
-        raise QueryRefused(f"numeric_text runs on SQLite, PostgreSQL, MySQL/MariaDB, DuckDB and Spark SQL, not on {dialect}: "
-                           "the rule of which text is a number is not implemented there")
+        raise QueryRefused(f"numeric_text runs on SQLite, PostgreSQL, MySQL/MariaDB, DuckDB and Spark SQL, not on "
+                           f"{dialect}: the rule of which text is a number is not implemented there")
 
 
 def is_number(value: exp.Expr, dialect: str) -> exp.Expr:
