@@ -14,7 +14,8 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
+import hypothesis  # noqa: F401 - imported (and assertion-rewritten) at start, not by its plugin's summary hook:
+import pytest  # CPython 3.11.7 can fail that late rewrite with "AST constructor recursion depth mismatch"
 
 from tests.dbs import KINDS, TestDatabase, create_database
 

@@ -59,11 +59,12 @@ def _refused_everywhere(policy: ReadOnlyPolicy, name: str) -> list[str]:
 
 def _postgres_catalogue(db: TestDatabase) -> dict[str, tuple[bool, bool]]:
     """name -> (volatile, admin): admin = EXECUTE not granted to PUBLIC."""
-    rows = db.engine.connect().execute(sa.text(
-        "SELECT p.proname, bool_or(p.provolatile = 'v'), "
-        "bool_or(p.proacl IS NOT NULL AND NOT EXISTS (SELECT 1 FROM aclexplode(p.proacl) a "
-        "WHERE a.grantee = 0 AND a.privilege_type = 'EXECUTE')) "
-        "FROM pg_proc p GROUP BY p.proname")).all()
+    with db.engine.connect() as conn:
+        rows = conn.execute(sa.text(
+            "SELECT p.proname, bool_or(p.provolatile = 'v'), "
+            "bool_or(p.proacl IS NOT NULL AND NOT EXISTS (SELECT 1 FROM aclexplode(p.proacl) a "
+            "WHERE a.grantee = 0 AND a.privilege_type = 'EXECUTE')) "
+            "FROM pg_proc p GROUP BY p.proname")).all()
     return {str(r[0]): (bool(r[1]), bool(r[2])) for r in rows}
 
 

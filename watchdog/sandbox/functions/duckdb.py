@@ -113,10 +113,10 @@ _TABLE_FUNCTIONS = """
     disable_checkpoint_on_shutdown disable_logging disable_object_cache disable_optimizer
     disable_print_progress_bar disable_profile disable_profiling disable_progress_bar disable_verification
     disable_verify_parallelism duckdb_approx_database_count duckdb_available_metrics
-    duckdb_connection_count duckdb_constraints duckdb_coordinate_systems duckdb_databases duckdb_dependencies
+    duckdb_connection_count duckdb_coordinate_systems duckdb_databases duckdb_dependencies
     duckdb_dialects duckdb_eviction_queues duckdb_extension_repositories duckdb_extensions
     duckdb_external_file_cache duckdb_external_resource_types duckdb_external_resources duckdb_functions
-    duckdb_grammar_extensions duckdb_indexes duckdb_keywords duckdb_live_query_metrics duckdb_log_contexts
+    duckdb_grammar_extensions duckdb_keywords duckdb_live_query_metrics duckdb_log_contexts
     duckdb_logs duckdb_logs_parsed duckdb_memory duckdb_optimizers duckdb_prepared_statements
     duckdb_profiling_settings duckdb_schemas duckdb_secret_type_parameters duckdb_secret_types duckdb_secrets
     duckdb_sequences duckdb_settings duckdb_table_sample duckdb_temporary_files duckdb_triggers
