@@ -32,6 +32,8 @@ from watchdog.scan.scanner import scan
 from watchdog.scan.suites import load_suites
 
 PG_ADMIN = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
+#: the bench database (``--db``: another name where several benches share the server)
+PG_DB = "incr_bench"
 ROW_LEVEL = """
       - not_null: email
       - pattern: {column: code, regex: '^C-[0-9]+$'}
@@ -54,13 +56,13 @@ def suite(tmp: Path, name: str, body: str, where: str | None = None) -> list[Any
     return [c for s in load_suites([path]) for c in s.checks]
 
 
-def load_postgres(n: int, new: int) -> str:
+def load_postgres(n: int, new: int, db: str = PG_DB) -> str:
     admin = sa.create_engine(PG_ADMIN, isolation_level="AUTOCOMMIT")
     with admin.connect() as conn:
-        conn.execute(sa.text("DROP DATABASE IF EXISTS incr_bench"))
-        conn.execute(sa.text("CREATE DATABASE incr_bench"))
+        conn.execute(sa.text(f"DROP DATABASE IF EXISTS {db}"))
+        conn.execute(sa.text(f"CREATE DATABASE {db}"))
     admin.dispose()
-    url = PG_ADMIN.rsplit("/", 1)[0] + "/incr_bench"
+    url = PG_ADMIN.rsplit("/", 1)[0] + "/" + db
     engine = sa.create_engine(url)
     row = (f"SELECT i, CASE WHEN i % {BAD} = 0 THEN NULL ELSE 'u' || i || '@x.io' END, "
            f"CASE WHEN i % {BAD} = 0 THEN 'bad' ELSE 'C-' || i END, "
@@ -167,7 +169,9 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--out", default="bench/results/incremental-10m.json")
     parser.add_argument("--reuse", action="store_true",
-                        help="PostgreSQL: measure the incr_bench database a previous run of the same --rows loaded")
+                        help="PostgreSQL: measure the database a previous run of the same --rows loaded")
+    parser.add_argument("--db", default=PG_DB, help="PostgreSQL: the bench database's name")
+    parser.add_argument("--keep", action="store_true", help="PostgreSQL: keep the database afterwards")
     args = parser.parse_args()
     new = args.rows // 100
     results: dict[str, Any] = {"bench": "incremental", "at": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -177,9 +181,10 @@ def main() -> None:
         for engine in args.engines.split(","):
             started = time.perf_counter()
             if engine == "postgresql" and args.reuse:
-                url = PG_ADMIN.rsplit("/", 1)[0] + "/incr_bench"
+                url = PG_ADMIN.rsplit("/", 1)[0] + "/" + args.db
             else:
-                url = load_postgres(args.rows, new) if engine == "postgresql" else load_sqlite(args.rows, new, tmp)
+                url = (load_postgres(args.rows, new, args.db) if engine == "postgresql"
+                       else load_sqlite(args.rows, new, tmp))
             print(engine, "loaded in", round(time.perf_counter() - started, 1), "s", flush=True)
             def save(partial: dict[str, Any]) -> None:
                 so_far = {**results, "engines": [*results["engines"], partial], "machine_after": machine()}
@@ -188,10 +193,10 @@ def main() -> None:
             results["engines"].append(bench_engine(engine, url, args.rows, new, tmp, args.reps, save))
     results["machine_after"] = machine()
     Path(args.out).write_text(json.dumps(results, indent=2, default=str) + "\n")
-    if "postgresql" in args.engines:
+    if "postgresql" in args.engines and not args.keep:
         admin = sa.create_engine(PG_ADMIN, isolation_level="AUTOCOMMIT")
         with admin.connect() as conn:
-            conn.execute(sa.text("DROP DATABASE IF EXISTS incr_bench"))
+            conn.execute(sa.text(f"DROP DATABASE IF EXISTS {args.db}"))
         admin.dispose()
 
 

@@ -252,3 +252,30 @@ def test_an_indexed_high_water_column_without_nulls_is_a_plain_range(kind: str, 
         doc = scan(sandbox, narrowed)
     assert windows["ev.email.not_null"].nulls is True
     assert (doc.findings[0].failing, doc.findings[0].total) == (4, 4)  # and it is judged
+
+
+def test_windowed_unique_runs_without_jit_on_postgresql(make_database, tmp_path: Path, monkeypatch) -> None:
+    """The windowed ``unique`` statement (one index probe per new key) asks PostgreSQL for no JIT compilation;
+    a full run's GROUP BY keeps the server's setting. The findings are the same either way."""
+    db: TestDatabase = make_database("postgresql")
+    db.create_table("events", EVENTS, OLD + NEW)
+    checks = checks_of(tmp_path, "tables:\n  events:\n    incremental: {column: created_at}\n    checks:\n"
+                                 "      - unique: id\n")
+    asked: list[tuple[str, bool]] = []
+    real = Sandbox.query
+
+    def recording(self: Sandbox, sql: str, **kwargs: object) -> object:
+        asked.append((sql, bool(kwargs.get("jit", True))))
+        return real(self, sql, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Sandbox, "query", recording)
+    with Sandbox(db.url) as sandbox:
+        narrowed, _ = narrow(sandbox, checks, {"events": "2026-01-01 10:00:00"})
+        windowed = scan(sandbox, narrowed).findings[0]
+        probes = [jit for sql, jit in asked if "wd_old" in sql]
+        asked.clear()
+        scan(sandbox, checks)
+        grouped = [jit for sql, jit in asked if "GROUP BY" in sql]
+    assert probes == [False]
+    assert grouped and all(grouped)
+    assert (windowed.failing, windowed.total, windowed.details["duplicate_values"]) == (5, 7, 3)

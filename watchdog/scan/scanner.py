@@ -172,7 +172,9 @@ def _run_statement(sandbox: Sandbox, statement: Statement, measured: _Measured) 
         return
     many = first.rows if isinstance(first, Standalone) and first.rows > 1 else 0
     try:
-        result = sandbox.query(statement.sql, max_rows=statement.sample_rows or max(2, many), parallel=True)
+        jit = not isinstance(first, Standalone) or first.jit
+        result = sandbox.query(statement.sql, max_rows=statement.sample_rows or max(2, many), parallel=True,
+                               **({} if jit else {"jit": False}))
     except DatabaseUnavailable as exc:
         measured.unavailable = f"database unavailable: {redact(exc)}"
         _fail_all(statement, measured, measured.unavailable)

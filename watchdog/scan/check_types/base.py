@@ -116,6 +116,9 @@ class Standalone:
     rows: int = field(default=1, compare=False)
     sampled: Callable[[int], str] | None = field(default=None, compare=False, repr=False)
     width: int = field(default=1, compare=False)
+    #: False: PostgreSQL runs it without JIT compilation (a statement of many short index probes, where
+    #: compiling costs more than it saves)
+    jit: bool = field(default=True, compare=False)
 
 
 @dataclass(frozen=True)

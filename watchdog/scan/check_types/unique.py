@@ -166,7 +166,9 @@ class Unique(Check):
             exp.alias_(exp.Sum(this=exp.column("n")), "failing_rows", copy=False), copy=False,
         ).from_(self._groups(dialect).subquery("dup_groups", copy=False), copy=False)
         sql = outer.sql(dialect=dialect, copy=False)
-        return Standalone(sql, sql, sampled=lambda rows: self._groups_with_keys(dialect, rows), width=2)
+        # windowed: one index probe per new key; PostgreSQL would spend longer JIT-compiling them than running them
+        return Standalone(sql, sql, sampled=lambda rows: self._groups_with_keys(dialect, rows), width=2,
+                          jit=self.older is None)
 
     def _groups_with_keys(self, dialect: str, rows: int) -> str:
         """The same figures (as windows over the duplicated groups, so they ride on every row) and the
