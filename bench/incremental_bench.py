@@ -151,13 +151,17 @@ def plans(url: str, checks: list[Any], marks: dict[str, Any]) -> dict[str, str]:
     found: dict[str, str] = {}
     with Sandbox(url) as box:
         narrowed, _ = narrow(box, checks, marks)
-        statements = {check.kind: metric.sql for check in narrowed for metric in check.metrics(box.dialect)
-                      if isinstance(metric, Standalone)}
+        statements = {check.kind: (metric.sql, metric.jit) for check in narrowed
+                      for metric in check.metrics(box.dialect) if isinstance(metric, Standalone)}
         prefix = "EXPLAIN QUERY PLAN " if "sqlite" in box.dialect else "EXPLAIN "
     engine = sa.create_engine(url)  # the sandbox runs reads only: EXPLAIN goes through a plain connection
     with engine.connect() as conn:
-        for kind, sql in statements.items():
+        for kind, (sql, jit) in statements.items():
+            if not jit and "postgres" in url:  # planned as the scanner runs it
+                conn.exec_driver_sql("SET jit = off")
             found[kind] = "\n".join(str(r[-1]) for r in conn.exec_driver_sql(prefix + sql))
+            if not jit and "postgres" in url:
+                conn.exec_driver_sql("RESET jit")
     engine.dispose()
     return found
 

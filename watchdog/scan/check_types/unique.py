@@ -137,21 +137,35 @@ class Unique(Check):
                    copy=False)
             .group_by(*[k.copy() for k in keys], copy=False)
         )
-        compare = exp.EQ if len(keys) == 1 else exp.NullSafeEQ  # compound keys may hold a NULL
         old, new = "wd_old", "wd_new"
-        same = sqlbuild.and_all(
-            *[compare(this=self.exact_column(c, dialect, old), expression=sqlbuild.column(f"k{i}", new))
-              for i, c in enumerate(self.key_columns)],
-            *[compare(this=sqlbuild.column(self.key_columns[i], old), expression=sqlbuild.column(f"r{i}", new))
-              for i in cast])
-        older = (exp.select(exp.Literal.number(1), copy=False)
-                 .from_(sqlbuild.table(self.table or "", alias="wd_old"), copy=False)
-                 .where(sqlbuild.and_all(same, self.older.copy() if self.older is not None else None), copy=False))
-        found: exp.Expr = exp.Exists(this=older)
+
+        def older(compare: type[exp.Binary]) -> exp.Select:
+            same = sqlbuild.and_all(
+                *[compare(this=self.exact_column(c, dialect, old), expression=sqlbuild.column(f"k{i}", new))
+                  for i, c in enumerate(self.key_columns)],
+                *[compare(this=sqlbuild.column(self.key_columns[i], old), expression=sqlbuild.column(f"r{i}", new))
+                  for i in cast])
+            return (exp.select(exp.Literal.number(1), copy=False)
+                    .from_(sqlbuild.table(self.table or "", alias=old), copy=False)
+                    .where(sqlbuild.and_all(same, self.older.copy() if self.older is not None else None),
+                           copy=False))
+
+        compare = exp.EQ if len(keys) == 1 else exp.NullSafeEQ  # compound keys may hold a NULL
+        found: exp.Expr = exp.Exists(this=older(compare))
         if dialect == "postgres" and self.indexed:
             # PostgreSQL answers an EXISTS under OR with one hash of every older row; a scalar subquery is
             # probed per key instead, through the index
-            found = exp.Not(this=exp.Is(this=older.limit(1, copy=False).subquery(copy=False), expression=exp.Null()))
+            def probe(compare: type[exp.Binary]) -> exp.Expr:
+                query = older(compare).limit(1, copy=False).subquery(copy=False)
+                return exp.Not(this=exp.Is(this=query, expression=exp.Null()))
+
+            found = probe(compare)
+            if compare is exp.NullSafeEQ:
+                # IS NOT DISTINCT FROM is no index condition: a key without NULL parts (the usual case) is
+                # probed with plain equality, which the index answers; only keys with a NULL part take the slow form
+                whole = exp.and_(*[exp.Not(this=exp.Is(this=sqlbuild.column(f"k{i}", new), expression=exp.Null()))
+                                   for i in range(len(keys))], copy=False)
+                found = exp.Case(ifs=[exp.If(this=whole, true=probe(exp.EQ))], default=found)
         repeated = exp.or_(exp.GT(this=exp.column("n"), expression=exp.Literal.number(1)), found, copy=False)
         names = [exp.column(f"k{i}") for i in range(len(keys))] if with_keys else []
         groups = (exp.select(*names, exp.column("n"), copy=False)
