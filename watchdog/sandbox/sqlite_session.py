@@ -40,7 +40,9 @@ class SQLiteSession:
 
     def __init__(self, url: URL | str):
         """``url``: a parsed SQLAlchemy URL, or the file path itself."""
-        self.path = url if isinstance(url, str) else (url.database or "")
+        path = url if isinstance(url, str) else (url.database or "")
+        # a relative path is the caller's: the worker (perhaps started elsewhere, and reused) gets it whole
+        self.path = str(Path(path).expanduser().absolute()) if path and path != ":memory:" else path
         self._lock = threading.Lock()
         self._worker: _SQLiteWorker | None = None
 
