@@ -358,6 +358,8 @@ tables:
     - schema: {columns: {id: integer, email: text, note: null}}
     - schema_changes: {severity: warn}
     - reconcile: {with: warehouse, key: id}
+    - metric: {column: amount, agg: p95, max: 100, warn: {max: 80}}
+    - distribution: {column: status, max_psi: 0.2, baseline: {open: 0.5, paid: 0.5}}
 custom_sql:
   - {name: no_orphans, sql: "SELECT 0"}
 """

@@ -7,6 +7,8 @@ sharing the history database (several ``serve`` instances, a ``watchdog run`` be
 
 from __future__ import annotations
 
+import hashlib
+
 import sqlalchemy as sa
 
 from watchdog.history.schema import alerts
@@ -41,7 +43,8 @@ def remember(store: HistoryStore, audit: str, destination: str, run_id: str, *, 
                                                        alerts.c.name.in_(names)))
                     if statuses:
                         conn.execute(alerts.insert(), [
-                            {"audit": audit, "destination": destination, "name": name, "status": status,
+                            {"key": alert_key(audit, destination, name), "audit": audit,
+                             "destination": destination, "name": name, "status": status,
                              "announced_at": at, "run_id": run_id} for name, status in sorted(statuses.items())])
                 return
             except sa.exc.IntegrityError:
@@ -49,3 +52,8 @@ def remember(store: HistoryStore, audit: str, destination: str, run_id: str, *, 
                     raise
 
     store.call(write)
+
+
+def alert_key(audit: str, destination: str, name: str) -> str:
+    """The row's key: one fixed-length value for the three texts (NUL cannot occur in any of them)."""
+    return hashlib.sha256("\0".join((audit, destination, name)).encode()).hexdigest()

@@ -98,10 +98,13 @@ ticks = sa.Table(
 
 alerts = sa.Table(
     "wd_alerts", metadata,                                 # what each destination was last told (remind_after)
-    sa.Column("audit", sa.String(200), primary_key=True),
-    sa.Column("destination", sa.String(400), primary_key=True),  # channel:target, as the deliveries record it
-    sa.Column("name", sa.String(400), primary_key=True),   # the check
+    # SHA-256 of audit, destination and check: the three are too long together for a MariaDB/MySQL key
+    sa.Column("key", sa.String(64), primary_key=True),
+    sa.Column("audit", sa.String(200), nullable=False),
+    sa.Column("destination", sa.String(400), nullable=False),  # channel:target, as the deliveries record it
+    sa.Column("name", sa.String(400), nullable=False),     # the check
     sa.Column("status", sa.String(16), nullable=False),    # fail | warn | error, as announced
     sa.Column("announced_at", sa.String(40), nullable=False),    # UTC ISO 8601
     sa.Column("run_id", sa.String(64)),                    # the run whose delivery announced it
+    sa.Index("wd_alerts_destination", "audit", "destination"),
 )
