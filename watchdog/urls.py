@@ -186,24 +186,21 @@ def _forms(found: list[str]) -> list[str]:
     return out
 
 
-#: what may stand before the user info of a string that is no URL: a scheme and slashes (``postgresql:/``)
-_LOOSE_PREFIX = re.compile(r"[a-zA-Z][a-zA-Z0-9+.\-]*:/+")
 
 
 def loose_password_span(text: str) -> tuple[int, int] | None:
     """Where the password of a string that is *not* a URL (:func:`split_url` cannot cut it) would be:
     ``user:password@host/db`` without a scheme, ``postgresql:/user:password@host`` with one slash. The
-    user info ends at the last ``@``; the password runs from the first ``:`` in it to that ``@``. None when
-    the string has no ``:`` before an ``@``. Hiding too much is the safe way to be wrong."""
+    user info ends at the last ``@``; what may be the password runs from the string's first ``:`` to that
+    ``@`` (a scheme's user name is hidden with it). None when the string has no ``:`` before an ``@``. Hiding
+    too much is the safe way to be wrong."""
     if split_url(text) is not None:
         return None
     at = text.rfind("@")
-    prefix = _LOOSE_PREFIX.match(text)
-    for start in ((prefix.end(), 0) if prefix else (0,)):  # without its prefix, else all of it (``u:/@h``)
-        colon = text.find(":", start, at) if at > start else -1
-        if colon >= 0:
-            return colon + 1, at
-    return None
+    colon = text.find(":", 0, at) if at > 0 else -1
+    # from the very first ``:``: ``reader:/pw@h`` may be a password starting with ``/`` or a scheme with one
+    # slash, and ``postgresql:/reader:pw@h`` then shows no user name either
+    return (colon + 1, at) if colon >= 0 else None
 
 
 def loose_passwords(text: str) -> list[str]:
