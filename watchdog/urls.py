@@ -186,8 +186,6 @@ def _forms(found: list[str]) -> list[str]:
     return out
 
 
-
-
 def loose_password_span(text: str) -> tuple[int, int] | None:
     """Where the password of a string that is *not* a URL (:func:`split_url` cannot cut it) would be:
     ``user:password@host/db`` without a scheme, ``postgresql:/user:password@host`` with one slash. The
