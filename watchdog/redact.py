@@ -26,6 +26,7 @@ shows up later -- a driver's error message, a traceback, a libpq ``password=...`
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import re
 from dataclasses import replace
@@ -136,3 +137,9 @@ class RedactingFilter(logging.Filter):
         if record.stack_info:
             record.stack_info = redact(record.stack_info)
         return True
+
+
+def secret_digest(secret: str) -> str:
+    """What stands for a secret (a webhook URL, a token) where it must be told apart and never shown: 12 hex
+    digits of its SHA-256."""
+    return hashlib.sha256(secret.encode()).hexdigest()[:12]

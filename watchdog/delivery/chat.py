@@ -9,7 +9,6 @@ is a fingerprint of the URL, never the URL.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import time
 import urllib.error
@@ -21,12 +20,12 @@ from watchdog.delivery.base import DeliveryError, RunPackage, network_reason
 from watchdog.delivery.channels import SLACK_API_URL
 from watchdog.delivery.routing import Select, problem_findings
 from watchdog.findings import FindingsDoc
-from watchdog.redact import redact, register_secret
+from watchdog.redact import redact, register_secret, secret_digest
 from watchdog.report.chat import message
 
 
 def fingerprint(kind: str, secret: str) -> str:
-    return f"{kind}:{hashlib.sha256(secret.encode()).hexdigest()[:12]}"
+    return f"{kind}:{secret_digest(secret)}"
 
 
 class _Deadline:

@@ -8,13 +8,12 @@ or query may hold a token); every text passes through :func:`watchdog.redact.red
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
 from watchdog.delivery.routing import destination_of
-from watchdog.redact import redact
+from watchdog.redact import redact, secret_digest
 
 #: a delivery's status as the page says it
 WORDS = {"sent": "sent", "skipped": "skipped", "pending": "failed", "unconfirmed": "unconfirmed",
@@ -37,7 +36,7 @@ def _shown_target(record: Any) -> tuple[str, str]:
     if record.channel != "webhook":
         return destination, destination
     host = urlsplit(destination).hostname or "?"
-    return f"{host} ({hashlib.sha256(destination.encode()).hexdigest()[:12]})", destination
+    return f"{host} ({secret_digest(destination)})", destination
 
 
 def delivery_lines(run: Any) -> list[DeliveryLine]:
