@@ -304,3 +304,34 @@ def test_compound_keys_are_probed_through_the_index_on_postgresql(make_database,
     # keys without a NULL part (SubPlan 1): through the index; only keys with one take the NULL-safe form
     assert "Index Scan using m_ab on m wd_old  " in plan and "(a = wd_new.k0) AND (b = wd_new.k1)" in plan, plan
     assert "Seq Scan on m wd_old " not in plan, plan
+
+
+def test_appended_keys_are_read_as_one_range_on_postgresql(make_database, tmp_path: Path) -> None:
+    """Where the window's integer keys lie close together (ids appended in order), the older rows of their range
+    are read through the key's index in one statement instead of one probe per new key: the same findings as the
+    probes, and a window whose keys are spread out keeps the probes."""
+    db: TestDatabase = make_database("postgresql")
+    db.run("CREATE TABLE ev (id INT, seq INT)", "CREATE INDEX ev_id ON ev (id)", "CREATE INDEX ev_seq ON ev (seq)")
+    # old rows 1..999 (seq = id) and an old row (seq 5) carrying id 1003, which a new row reuses
+    db.insert("ev", ["id", "seq"], [(i, i) for i in range(1, 1000)] + [(1003, 5)])
+    # the window (seq >= 1000): ids 1000..1010, 1007 again, and a row without an id
+    db.insert("ev", ["id", "seq"], [(i, i) for i in range(1000, 1011)] + [(1007, 1011), (None, 1012)])
+    checks = checks_of(tmp_path, "tables:\n  ev:\n    incremental: {column: seq}\n    checks:\n      - unique: id\n")
+
+    def judged(sandbox: Sandbox, span: bool) -> tuple[int, int, int, str]:
+        narrowed, _ = narrow(sandbox, checks, {"ev": 1000})
+        if not span:
+            narrowed[0].span = None
+        found = scan(sandbox, narrowed).findings[0]
+        return found.failing, found.total, found.details["duplicate_values"], narrowed[0].metrics("postgres")[1].sql
+
+    with Sandbox(db.url) as sandbox:
+        *ranged, sql = judged(sandbox, span=True)
+        *probed, probe_sql = judged(sandbox, span=False)
+    # 1003 (an older row has it) and 1007 (twice in the window): 3 window rows fail, of 13
+    assert ranged == probed == [3, 13, 2]
+    assert "BETWEEN 1000 AND 1010" in sql and "wd_old" not in sql and "wd_old" in probe_sql
+    db.insert("ev", ["id", "seq"], [(3, 1013)])  # a new row reusing an old id far below: the keys spread out
+    with Sandbox(db.url) as sandbox:
+        *spread, sql = judged(sandbox, span=True)
+    assert spread == [4, 14, 3] and "BETWEEN" not in sql

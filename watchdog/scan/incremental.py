@@ -220,9 +220,37 @@ def narrow(sandbox: Sandbox, checks: list[Check], marks: dict[str, Any]) -> tupl
         if one is not check and check.kind == "unique":  # a probe per new key where an index answers it
             one.indexed = covered(_prefixes(sandbox, check.table, prefixes),  # type: ignore[attr-defined]
                                   check.key_columns)  # type: ignore[attr-defined]
+            if one.indexed and sandbox.dialect in SPAN_DIALECTS:  # type: ignore[attr-defined]
+                one.span = key_span(sandbox, one)  # type: ignore[attr-defined]
         narrowed.append(one)
         windows[check.name] = window
     return narrowed, windows
+
+
+#: dialects whose windowed ``unique`` reads the older rows of the window's key range where that range is narrow
+SPAN_DIALECTS = frozenset({"postgres"})
+#: the window's keys count as appended in order when their range holds at most this many values per key
+SPAN_FACTOR = 4
+
+
+def key_span(sandbox: Sandbox, check: Check) -> tuple[int, int] | None:
+    """The window's smallest and largest key for a one-column integer key whose window keys lie close together
+    (at most :data:`SPAN_FACTOR` values of the range per key: ids appended in order), else None.
+
+    The older rows sharing a window key all lie in that range, so reading the range through the key's index
+    finds them exactly, whatever the key's order; it is only *cheaper* than a probe per key when the range is
+    narrow, which one aggregate over the window tells (it reads the window's rows, as the check does)."""
+    keys = check.key_columns  # type: ignore[attr-defined]
+    if len(keys) != 1:
+        return None
+    key = sqlbuild.column(keys[0])
+    query = (exp.select(exp.Min(this=key), exp.Max(this=key.copy()), exp.Count(this=key.copy()), copy=False)
+             .from_(sqlbuild.table(check.table or ""), copy=False)
+             .where(check.filter(sandbox.dialect), copy=False))
+    lo, hi, n = sandbox.query(query.sql(dialect=sandbox.dialect)).rows[0]
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in (lo, hi, n)) or not n:
+        return None
+    return (lo, hi) if hi - lo + 1 <= SPAN_FACTOR * n else None
 
 
 def _prefixes(sandbox: Sandbox, table: str, known: dict[str, list[tuple[str, ...]] | None]

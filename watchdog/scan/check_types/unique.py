@@ -73,6 +73,9 @@ class Unique(Check):
     older: exp.Expr | None = None
     #: on a windowed run, the key leads an index (from the catalogue): PostgreSQL then probes it once per new key
     indexed: bool | None = None
+    #: on a windowed run, the window's key range where its keys lie close together (ids appended in order):
+    #: the older rows of that range are read through the index instead of one probe per new key
+    span: tuple[int, int] | None = None
 
     @property
     def key_columns(self) -> list[str]:
@@ -102,7 +105,7 @@ class Unique(Check):
         Every node here is fresh, so the builders are told not to copy (``copy=False``): by default each
         step deep-copies the whole query built so far, which was most of a small scan's sqlglot time."""
         if self.older is not None:
-            return self._window_groups(dialect, with_keys)
+            return self._span_groups(dialect, with_keys) if self.span else self._window_groups(dialect, with_keys)
         keys = self._keys(dialect)
         named = [exp.alias_(k.copy(), f"k{i}", copy=False) for i, k in enumerate(keys)] if with_keys else []
         return (
@@ -112,6 +115,33 @@ class Unique(Check):
             .group_by(*keys, copy=False)
             .having(exp.GT(this=sqlbuild.count_star(), expression=exp.Literal.number(1)), copy=False)
         )
+
+    def _span_groups(self, dialect: str, with_keys: bool) -> exp.Select:
+        """The window's keys that repeat, from the window's rows (``wd_w`` 1) and the older rows of the window's
+        key range (``wd_w`` 0) grouped together: a key fails when the window holds it and its group has more than
+        one row; ``n`` counts its window rows. One range read through the key's index, no probe per key."""
+        assert self.span is not None
+        key = sqlbuild.column(self.key_columns[0])
+        lo, hi = self.span
+
+        def rows(weight: int, where: exp.Expr | None) -> exp.Select:
+            return (exp.select(exp.alias_(key.copy(), "k0", copy=False),
+                               exp.alias_(exp.Literal.number(weight), "wd_w", copy=False), copy=False)
+                    .from_(sqlbuild.table(self.table or ""), copy=False).where(where, copy=False))
+
+        between = exp.Between(this=key.copy(), low=exp.Literal.number(lo), high=exp.Literal.number(hi))
+        both = exp.union(rows(1, sqlbuild.and_all(self._not_all_null(), self.filter(dialect))),
+                         rows(0, sqlbuild.and_all(between, self.older.copy() if self.older is not None else None)),
+                         distinct=False, copy=False)
+        n = exp.Sum(this=exp.column("wd_w"))
+        grouped = (exp.select(exp.column("k0"), exp.alias_(n, "n", quoted=False, copy=False), copy=False)
+                   .from_(both.subquery("wd_rows", copy=False), copy=False).group_by(exp.column("k0"), copy=False)
+                   .having(exp.and_(exp.GT(this=n.copy(), expression=exp.Literal.number(0)),
+                                    exp.GT(this=sqlbuild.count_star(), expression=exp.Literal.number(1)),
+                                    copy=False), copy=False))
+        names = [exp.column("k0")] if with_keys else []
+        return exp.select(*names, exp.column("n"), copy=False).from_(grouped.subquery("wd_new", copy=False),
+                                                                     copy=False)
 
     def _window_groups(self, dialect: str, with_keys: bool) -> exp.Select:
         """The window's keys (k0, k1, ...) that repeat in the window (``n``: their rows in the window) or that an
