@@ -16,9 +16,9 @@ rows that arrive later with exactly the mark's value. The first run (no mark) re
 Only checks whose verdict over a subset of the rows means the same as over those rows alone take the window
 (:data:`WINDOWED_KINDS`; ``foreign_key`` narrows its child rows and still looks them up in the whole parent).
 ``unique`` judges the window's rows against the whole table: its keys are looked up among the older rows
-(``column < start``) through the key's index. ``row_count`` counts the window's rows where it says
-``window: true``; the others (``row_count`` without it, ``freshness``, ``functional_dependency``, …) keep judging
-the whole table.
+(``column < start``) through the key's index (see :func:`key_span`). ``row_count`` counts the window's rows
+where it says ``window: true``; the others (``row_count`` without it, ``freshness``, ``functional_dependency``,
+…) keep judging the whole table.
 """
 
 from __future__ import annotations

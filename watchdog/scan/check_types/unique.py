@@ -8,8 +8,10 @@ One GROUP BY statement per check.
 
 On an incremental table's windowed run (:mod:`watchdog.scan.incremental` sets :attr:`Unique.older`), the check
 judges the window's rows against the whole table: the window's keys are grouped, and a key fails when it
-repeats inside the window or when an older row (before the window) carries it too, an ``EXISTS`` per new key
-that the key's index answers. ``failing`` and ``total`` then count the window's rows only.
+repeats inside the window or when an older row (before the window) carries it too: an ``EXISTS`` per new key
+that the key's index answers or, where the window's integer keys lie close together (:attr:`Unique.span`), the
+older rows of their key range read through the index in one statement. ``failing`` and ``total`` then count the
+window's rows only.
 """
 
 from __future__ import annotations
