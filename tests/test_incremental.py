@@ -218,3 +218,24 @@ def test_foreign_key_judges_new_children_against_the_whole_parent(kind: str, mak
     assert (doc.findings[0].failing, doc.findings[0].total) == (1, 2)
     assert (whole.findings[0].failing, whole.findings[0].total) == (2, 6)
     assert windows["orders.customer_id.foreign_key"].to_json() == {"column": "id", "from": 5, "to": 6}
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "postgresql", "mariadb", "duckdb"])
+def test_metric_judges_the_window_unless_told_otherwise(kind: str, make_database, tmp_path: Path) -> None:
+    """A ``metric`` on an incremental table computes its value over the window's rows; ``window: false`` keeps the
+    whole table."""
+    db: TestDatabase = make_database(kind)
+    db.create_table("events", EVENTS, old_rows() + NEW_ROWS)
+    path = tmp_path / "suite.yml"
+    path.write_text("tables:\n  events:\n    incremental: {column: created_at, lookback: 1h}\n    checks:\n"
+                    "      - metric: {column: id, agg: avg, max: 10, name: new_ids}\n"
+                    "      - metric: {column: id, agg: count, window: false, name: all_ids}\n")
+    checks = [c for s in load_suites([path]) for c in s.checks]
+    with Sandbox(db.url) as sandbox:
+        narrowed, windows = narrow(sandbox, checks, {"events": T0 + timedelta(hours=10)})
+        doc = scan(sandbox, narrowed)
+    new_ids, all_ids = doc.findings
+    # window: created_at >= 09:00 (rows 9, 10, 11, 12) or NULL (row 14): ids 9, 10, 11, 12, 14, average 11.2
+    assert (new_ids.observed, new_ids.status) == (11.2, "fail")
+    assert (all_ids.observed, all_ids.status) == (14, "pass")
+    assert set(windows) == {new_ids.name}

@@ -15,10 +15,11 @@ rows that arrive later with exactly the mark's value. The first run (no mark) re
 
 Only checks whose verdict over a subset of the rows means the same as over those rows alone take the window
 (:data:`WINDOWED_KINDS`; ``foreign_key`` narrows its child rows and still looks them up in the whole parent).
-``unique`` judges the window's rows against the whole table: its keys are looked up among the older rows
-(``column < start``) through the key's index (see :func:`key_span`). ``row_count`` counts the window's rows
-where it says ``window: true``; the others (``row_count`` without it, ``freshness``, ``functional_dependency``,
-…) keep judging the whole table.
+``metric`` takes the window's rows unless it says ``window: false``. ``unique`` judges the window's rows against
+the whole table: its keys are looked up among the older rows (``column < start``) through the key's index (see
+:func:`key_span`). ``row_count`` counts the window's rows where it says ``window: true``; the others
+(``row_count`` without it, ``freshness``, ``functional_dependency``, ``distribution``, …) keep judging the whole
+table.
 """
 
 from __future__ import annotations
@@ -49,8 +50,11 @@ WINDOWED_KINDS = frozenset({"not_null", "pattern", "accepted_values", "range", "
 
 
 def takes_window(check: Check) -> bool:
-    """Whether ``check`` judges only the window on an incremental table (``row_count`` where it says so)."""
-    return check.kind in WINDOWED_KINDS or (check.kind == "row_count" and bool(getattr(check.options, "window", False)))
+    """Whether ``check`` judges only the window on an incremental table (``row_count`` where it says
+    ``window: true``; ``metric`` unless it says ``window: false``)."""
+    if check.kind in ("row_count", "metric"):
+        return bool(getattr(check.options, "window", check.kind == "metric"))
+    return check.kind in WINDOWED_KINDS
 
 
 @dataclass(frozen=True)

@@ -80,6 +80,8 @@ class MetricOptions(CheckOptions):
     null_values: list[str] | None = option(None, before=_markers)
     #: the value per group of these columns (see :mod:`watchdog.scan.grouped`)
     group_by: list[str] | None = option(None, min_length=1, before=group_columns)
+    #: on an incremental table, the value over the run's window (its new rows); false: over the whole table
+    window: bool = option(True)
 
     def __post_init__(self) -> None:
         if self.group_by is not None and self.anomaly is not None:
