@@ -14,7 +14,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from watchdog.reconcile.side import LeafRow, Partition, Ranges, Side, Sums, both
+from watchdog.reconcile.side import LeafRow, Partition, Ranges, Side, Sums, both, windows
 
 
 @dataclass
@@ -57,8 +57,8 @@ def merge_ranges(buckets: list[int], lo: int, width: int) -> Ranges:
 
 def bisect(source: Side, target: Side, partition: Partition, *, rows: int, fanout: int, leaf_rows: int,
            leaf_fetch_rows: int) -> Differences:
-    adaptive = not partition.by_hash and not ({source.dialect, target.dialect} & FULL_SCAN_ENGINES)
     """``rows``: the larger side's row count; ``fanout``: a power of two, the segments a segment splits into."""
+    adaptive = not partition.by_hash and not ({source.dialect, target.dialect} & FULL_SCAN_ENGINES)
     if fanout < 2 or fanout & (fanout - 1):
         raise ValueError(f"fanout must be a power of two of at least 2, not {fanout}")
     found = Differences()
@@ -88,8 +88,9 @@ def bisect(source: Side, target: Side, partition: Partition, *, rows: int, fanou
             else:
                 deeper.append(b)
         for chunk in _leaf_chunks(leaves, leaf_fetch_rows):
-            ranges = merge_ranges(chunk, partition.lo, width)
-            _compare_leaves(*both(source.leaf_rows, target.leaf_rows, partition, ranges, leaf_fetch_rows + 1), found)
+            runs = windows(chunk, partition.lo, width)
+            _compare_leaves(*both(source.leaf_rows, target.leaf_rows, partition, runs, width, leaf_fetch_rows + 1),
+                            found)
         pending = merge_ranges(deeper, partition.lo, width)
         width = max(1, width // split)
     return found
