@@ -4,7 +4,8 @@ Rows sit on a number line: the integer key itself, or a 32-bit hash of the canon
 ``fanout`` segments whose widths are powers of ``fanout`` (so every level's segments nest in the last's);
 each side computes, in one statement per level, the row count and checksum of each segment inside the ranges
 still in question. Equal segments are done. A differing segment is split again, unless it is small (at most
-``leaf_rows`` rows on each side), when both sides return its keys and row hashes and Python compares them.
+``leaf_rows`` rows on each side), when both sides return its keys and row hashes and Python compares them (small
+segments close together are read by one range scan listing them: :func:`side.windows`).
 Statements grow with the depth of the differences (a handful per level), never with the size of the table.
 """
 

@@ -37,7 +37,8 @@ RANGES_PER_STATEMENT = 200
 #: it has gaps, None when it is whole); see :func:`windows`
 Window = tuple[int, int, tuple[int, ...] | None]
 #: empty segments a window may pass over: a range scan reading them and dropping their rows by a segment list
-#: costs less than another range (PostgreSQL: one range of a ``BitmapOr`` costs what ~20 rows read do)
+#: costs less than another range (PostgreSQL, 200 segments of 16 rows a sixth of the rows apart: 7-10 ms as 200
+#: ranges, 4 ms as one range and a list)
 WINDOW_GAP = 15
 #: segments one leaf statement lists at most (an ``IN`` list: PostgreSQL hashes it, MySQL binary-searches it)
 WINDOW_SEGMENTS_PER_STATEMENT = 4096
