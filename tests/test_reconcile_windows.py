@@ -13,6 +13,7 @@ from watchdog.reconcile import DiffSpec, diff_tables
 from watchdog.reconcile.side import (
     RANGES_PER_STATEMENT,
     WINDOW_GAP,
+    WINDOW_GAP_ROWS,
     WINDOW_SEGMENTS_PER_STATEMENT,
     _window_chunks,
     windows,
@@ -80,6 +81,10 @@ def test_windows_join_segments_across_small_gaps_only() -> None:
     gap = WINDOW_GAP + 1
     assert windows([0, gap, 2 * gap + 1], 0, 2) == [(0, 2 * gap + 1, (0, gap)), (4 * gap + 2, 4 * gap + 3, None)]
     assert windows([], 0, 8) == []
+    # a segment that agrees but holds many rows is not read to save a range
+    heavy = {1: WINDOW_GAP_ROWS + 1}
+    assert windows([0, 2], 0, 8, lambda b: heavy.get(b, 0)) == [(0, 7, None), (16, 23, None)]
+    assert windows([0, 2], 0, 8, lambda b: 3) == [(0, 23, (0, 2))]
 
 
 def test_window_chunks_bound_ranges_and_listed_segments() -> None:

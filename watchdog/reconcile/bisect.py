@@ -12,6 +12,7 @@ Statements grow with the depth of the differences (a handful per level), never w
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -88,8 +89,9 @@ def bisect(source: Side, target: Side, partition: Partition, *, rows: int, fanou
                 leaves.append((b, rows))
             else:
                 deeper.append(b)
+        rows_of = _larger(src, tgt)
         for chunk in _leaf_chunks(leaves, leaf_fetch_rows):
-            runs = windows(chunk, partition.lo, width)
+            runs = windows(chunk, partition.lo, width, rows_of)
             _compare_leaves(*both(source.leaf_rows, target.leaf_rows, partition, runs, width, leaf_fetch_rows + 1),
                             found)
         pending = merge_ranges(deeper, partition.lo, width)
@@ -137,6 +139,11 @@ def dense_fanout(lam: float, rows: float, most: int) -> int:
 
 def _rows(sums: Sums | None) -> int:
     return 0 if sums is None else sums[0]
+
+
+def _larger(src: dict[int, Sums], tgt: dict[int, Sums]) -> Callable[[int], int]:
+    """A segment's rows on the side that holds more of them."""
+    return lambda b: max(_rows(src.get(b)), _rows(tgt.get(b)))
 
 
 def _leaf_chunks(leaves: list[tuple[int, int]], budget: int) -> list[list[int]]:

@@ -40,6 +40,8 @@ Window = tuple[int, int, tuple[int, ...] | None]
 #: costs less than another range (PostgreSQL, 200 segments of 16 rows a sixth of the rows apart: 7-10 ms as 200
 #: ranges, 4 ms as one range and a list)
 WINDOW_GAP = 15
+#: rows a window may pass over between two of its segments (a segment that agrees may still be large)
+WINDOW_GAP_ROWS = 256
 #: segments one leaf statement lists at most (an ``IN`` list: PostgreSQL hashes it, MySQL binary-searches it)
 WINDOW_SEGMENTS_PER_STATEMENT = 4096
 #: segments one checksum statement returns at most: its grouping stays in PostgreSQL's default work_mem
@@ -280,11 +282,13 @@ def _segment_chunks(ranges: Ranges, partition: Partition, width: int,
     return chunks
 
 
-def windows(segments: list[int], lo: int, width: int, gap: int = WINDOW_GAP) -> list[Window]:
-    """Segments (of ``width`` from ``lo``) gathered into runs that skip at most ``gap`` segments at a time."""
+def windows(segments: list[int], lo: int, width: int, rows: Callable[[int], int] = lambda b: 0,
+            gap: int = WINDOW_GAP) -> list[Window]:
+    """Segments (of ``width`` from ``lo``) gathered into runs that skip at most ``gap`` segments at a time,
+    holding at most :data:`WINDOW_GAP_ROWS` rows in all (``rows(segment)``: its rows on the larger side)."""
     runs: list[list[int]] = []
     for b in sorted(segments):
-        if runs and b - runs[-1][-1] <= gap + 1:
+        if runs and b - runs[-1][-1] <= gap + 1 and sum(map(rows, range(runs[-1][-1] + 1, b))) <= WINDOW_GAP_ROWS:
             runs[-1].append(b)
         else:
             runs.append([b])
