@@ -4,17 +4,19 @@ Rows sit on a number line: the integer key itself, or a 32-bit hash of the canon
 ``fanout`` segments whose widths are powers of ``fanout`` (so every level's segments nest in the last's);
 each side computes, in one statement per level, the row count and checksum of each segment inside the ranges
 still in question. Equal segments are done. A differing segment is split again, unless it is small (at most
-``leaf_rows`` rows on each side), when both sides return its keys and row hashes and Python compares them.
+``leaf_rows`` rows on each side), when both sides return its keys and row hashes and Python compares them (small
+segments close together are read by one range scan listing them: :func:`side.windows`).
 Statements grow with the depth of the differences (a handful per level), never with the size of the table.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from watchdog.reconcile.side import LeafRow, Partition, Ranges, Side, Sums, both
+from watchdog.reconcile.side import LeafRow, Partition, Ranges, Side, Sums, both, windows
 
 
 @dataclass
@@ -57,8 +59,8 @@ def merge_ranges(buckets: list[int], lo: int, width: int) -> Ranges:
 
 def bisect(source: Side, target: Side, partition: Partition, *, rows: int, fanout: int, leaf_rows: int,
            leaf_fetch_rows: int) -> Differences:
-    adaptive = not partition.by_hash and not ({source.dialect, target.dialect} & FULL_SCAN_ENGINES)
     """``rows``: the larger side's row count; ``fanout``: a power of two, the segments a segment splits into."""
+    adaptive = not partition.by_hash and not ({source.dialect, target.dialect} & FULL_SCAN_ENGINES)
     if fanout < 2 or fanout & (fanout - 1):
         raise ValueError(f"fanout must be a power of two of at least 2, not {fanout}")
     found = Differences()
@@ -87,9 +89,11 @@ def bisect(source: Side, target: Side, partition: Partition, *, rows: int, fanou
                 leaves.append((b, rows))
             else:
                 deeper.append(b)
+        rows_of = _larger(src, tgt)
         for chunk in _leaf_chunks(leaves, leaf_fetch_rows):
-            ranges = merge_ranges(chunk, partition.lo, width)
-            _compare_leaves(*both(source.leaf_rows, target.leaf_rows, partition, ranges, leaf_fetch_rows + 1), found)
+            runs = windows(chunk, partition.lo, width, rows_of)
+            _compare_leaves(*both(source.leaf_rows, target.leaf_rows, partition, runs, width, leaf_fetch_rows + 1),
+                            found)
         pending = merge_ranges(deeper, partition.lo, width)
         width = max(1, width // split)
     return found
@@ -135,6 +139,11 @@ def dense_fanout(lam: float, rows: float, most: int) -> int:
 
 def _rows(sums: Sums | None) -> int:
     return 0 if sums is None else sums[0]
+
+
+def _larger(src: dict[int, Sums], tgt: dict[int, Sums]) -> Callable[[int], int]:
+    """A segment's rows on the side that holds more of them."""
+    return lambda b: max(_rows(src.get(b)), _rows(tgt.get(b)))
 
 
 def _leaf_chunks(leaves: list[tuple[int, int]], budget: int) -> list[list[int]]:

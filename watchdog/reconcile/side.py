@@ -33,6 +33,17 @@ LeafRow = tuple[tuple[str, ...], Any, int]
 #: its ranges one by one (1,000 ranges cost PostgreSQL three times what five statements of 200 do), and
 #: SQLite caps the depth of ``a OR b OR ...`` at 1,000
 RANGES_PER_STATEMENT = 200
+#: a run of small segments one range scan reads: (first value, last value, the run's segments of ``width`` when
+#: it has gaps, None when it is whole); see :func:`windows`
+Window = tuple[int, int, tuple[int, ...] | None]
+#: empty segments a window may pass over: a range scan reading them and dropping their rows by a segment list
+#: costs less than another range (PostgreSQL, 200 segments of 16 rows a sixth of the rows apart: 7-10 ms as 200
+#: ranges, 4 ms as one range and a list)
+WINDOW_GAP = 15
+#: rows a window may pass over between two of its segments (a segment that agrees may still be large)
+WINDOW_GAP_ROWS = 256
+#: segments one leaf statement lists at most (an ``IN`` list: PostgreSQL hashes it, MySQL binary-searches it)
+WINDOW_SEGMENTS_PER_STATEMENT = 4096
 #: segments one checksum statement returns at most: its grouping stays in PostgreSQL's default work_mem
 #: (a larger one spills to disk) and its answer well within the byte limit
 SEGMENTS_PER_STATEMENT = 32768
@@ -92,11 +103,13 @@ class Side:
     def _ranges_sql(self, value: str, ranges: Ranges) -> str:
         return "(" + " OR ".join(f"{value} BETWEEN {lo} AND {hi}" for lo, hi in ranges) + ")"
 
-    def _hashed(self, partition: Partition, ranges: Ranges | None, extra: tuple[str, ...] = ()) -> str:
-        """``SELECT wd_p, wd_m[, extra] FROM table WHERE filter AND ranges``: partition value and row MD5."""
+    def _hashed(self, partition: Partition, ranges: Ranges | None, extra: tuple[str, ...] = (),
+                where: str | None = None) -> str:
+        """``SELECT wd_p, wd_m[, extra] FROM table WHERE filter AND ranges [AND where]``: partition value and row
+        hash."""
         d = self.dialect
         p = self.partition_value(partition)
-        conditions = [x for x in (self._filter(),) if x]
+        conditions = [x for x in (self._filter(), where) if x]
         if ranges is not None and not partition.by_hash:
             conditions.append(self._ranges_sql(p, ranges))
         if self.native:
@@ -183,19 +196,36 @@ class Side:
                 out[int(b)] = (int(n), c.checksum_value(parts))
         return out
 
-    def leaf_rows(self, partition: Partition, ranges: Ranges, max_rows: int) -> list[LeafRow]:
-        """``(canonical key, key values, row hash)`` of every row inside ``ranges``."""
+    def leaf_rows(self, partition: Partition, runs: list[Window], width: int, max_rows: int) -> list[LeafRow]:
+        """``(canonical key, key values, row hash)`` of every row of the segments of ``width`` in ``runs``."""
         d = self.dialect
         keys = [f"{c.value_text(k, d)} AS wd_k{i}" for i, k in enumerate(self.key)]
         raw = [f"{c.ident(k.name, d)} AS wd_v{i}" for i, k in enumerate(self.key)]
+        names = ", ".join([f"wd_k{i}" for i in range(len(self.key))] + [f"wd_v{i}" for i in range(len(self.key))])
+        n = len(self.key)
         out = []
-        for chunk in _chunks(ranges, RANGES_PER_STATEMENT):
-            names = ", ".join([f"wd_k{i}" for i in range(len(self.key))] + [f"wd_v{i}" for i in range(len(self.key))])
-            sql = f"SELECT wd_m, {names} FROM ({self._hashed(partition, chunk, tuple(keys + raw))}) AS wd_s"
-            n = len(self.key)
+        for chunk in _window_chunks(runs, partition.lo, width):
+            if partition.by_hash:  # the hash is known only once computed: the runs are read from the subquery
+                where = self._windows_sql("wd_p", chunk, partition.lo, width)
+                sql = f"SELECT wd_m, {names} FROM ({self._hashed(partition, None, tuple(keys + raw))}) AS wd_s " \
+                      f"WHERE {where}"
+            else:
+                where = self._windows_sql(self.partition_value(partition), chunk, partition.lo, width)
+                sql = f"SELECT wd_m, {names} FROM ({self._hashed(partition, None, tuple(keys + raw), where)}) AS wd_s"
             for row in self.run(sql, max_rows=max_rows):
                 out.append((tuple(row[1:1 + n]), row[1 + n:1 + 2 * n], int(row[0])))
         return out
+
+    def _windows_sql(self, value: str, runs: list[Window], lo: int, width: int) -> str:
+        """Rows of ``runs``: each a range, and when it has gaps, its segments' list as well."""
+        parts = []
+        for start, end, segments in runs:
+            cond = f"{value} BETWEEN {start} AND {end}"
+            if segments is not None:
+                listed = ", ".join(map(str, segments))
+                cond = f"({cond} AND {c.int_div(f'{value} - {lo}', width, self.dialect)} IN ({listed}))"
+            parts.append(cond)
+        return "(" + " OR ".join(parts) + ")"
 
     def values(self, keys: list[tuple[str, ...]]) -> dict[tuple[str, ...], tuple[list[str | None], list[Any]]]:
         """``{canonical key: (canonical texts, raw values)}`` of the compared columns, for a few keys."""
@@ -249,6 +279,42 @@ def _segment_chunks(ranges: Ranges, partition: Partition, width: int,
             chunks[-1].append((start, stop))
             room -= (stop - start + 1 + width - 1) // width
             start = stop + 1
+    return chunks
+
+
+def windows(segments: list[int], lo: int, width: int, rows: Callable[[int], int] = lambda b: 0,
+            gap: int = WINDOW_GAP) -> list[Window]:
+    """Segments (of ``width`` from ``lo``) gathered into runs that skip at most ``gap`` segments at a time,
+    holding at most :data:`WINDOW_GAP_ROWS` rows in all (``rows(segment)``: its rows on the larger side)."""
+    runs: list[list[int]] = []
+    for b in sorted(segments):
+        if runs and b - runs[-1][-1] <= gap + 1 and sum(map(rows, range(runs[-1][-1] + 1, b))) <= WINDOW_GAP_ROWS:
+            runs[-1].append(b)
+        else:
+            runs.append([b])
+    return [(lo + run[0] * width, lo + (run[-1] + 1) * width - 1,
+             None if run[-1] - run[0] + 1 == len(run) else tuple(run)) for run in runs]
+
+
+def _window_chunks(runs: list[Window], lo: int, width: int) -> list[list[Window]]:
+    """Runs grouped into statements of at most :data:`RANGES_PER_STATEMENT` runs and
+    :data:`WINDOW_SEGMENTS_PER_STATEMENT` listed segments (a longer run is cut)."""
+    chunks: list[list[Window]] = [[]]
+    listed = 0
+    for start, end, segments in runs:
+        pieces: list[Window] = [(start, end, None)]
+        if segments is not None:
+            step = WINDOW_SEGMENTS_PER_STATEMENT
+            pieces = [(lo + part[0] * width, lo + (part[-1] + 1) * width - 1, part)
+                      for part in (segments[i:i + step] for i in range(0, len(segments), step))]
+        for piece in pieces:
+            size = len(piece[2] or ())
+            full = len(chunks[-1]) >= RANGES_PER_STATEMENT or listed + size > WINDOW_SEGMENTS_PER_STATEMENT
+            if chunks[-1] and full:
+                chunks.append([])
+                listed = 0
+            chunks[-1].append(piece)
+            listed += size
     return chunks
 
 
