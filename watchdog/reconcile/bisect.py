@@ -71,7 +71,8 @@ def bisect(source: Side, target: Side, partition: Partition, *, rows: int, fanou
         src, tgt = both(source.checksums, target.checksums, partition, pending, width)
         present = set(src) | set(tgt)
         differing = [b for b in sorted(present) if src.get(b) != tgt.get(b)]
-        sizes = {b: max(_rows(src.get(b)), _rows(tgt.get(b))) for b in differing}
+        rows_of = _larger(src, tgt)
+        sizes = {b: rows_of(b) for b in differing}
         lam = density(len(differing), len(present), sum(abs(_rows(src.get(b)) - _rows(tgt.get(b)))
                                                         for b in differing))
         split = fanout
@@ -89,7 +90,6 @@ def bisect(source: Side, target: Side, partition: Partition, *, rows: int, fanou
                 leaves.append((b, rows))
             else:
                 deeper.append(b)
-        rows_of = _larger(src, tgt)
         for chunk in _leaf_chunks(leaves, leaf_fetch_rows):
             runs = windows(chunk, partition.lo, width, rows_of)
             _compare_leaves(*both(source.leaf_rows, target.leaf_rows, partition, runs, width, leaf_fetch_rows + 1),

@@ -52,8 +52,8 @@ WINDOWED_KINDS = frozenset({"not_null", "pattern", "accepted_values", "range", "
 def takes_window(check: Check) -> bool:
     """Whether ``check`` judges only the window on an incremental table (``row_count`` where it says
     ``window: true``; ``metric`` unless it says ``window: false``)."""
-    if check.kind in ("row_count", "metric"):
-        return bool(getattr(check.options, "window", check.kind == "metric"))
+    if check.kind in ("row_count", "metric"):  # each says it with its own option (and its own default)
+        return bool(check.options.window)
     return check.kind in WINDOWED_KINDS
 
 
