@@ -21,6 +21,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from watchdog.findings import Finding, FindingsDoc
+from watchdog.labels import picks
 
 PROBLEMS = ("fail", "error", "warn")
 #: the group of the checks that have no owner (``group_by: owner``)
@@ -51,9 +52,7 @@ class Select:
     def concerns(self, f: Finding) -> bool:
         """Whether the check is one this destination follows, whatever its status (tags, owners, group)."""
         owners = set(f.owners or ())
-        if self.tags and not set(self.tags) & set(f.tags or ()):
-            return False
-        if self.owners and not set(self.owners) & owners:
+        if not picks(f.tags or (), owners, self.tags, self.owners):
             return False
         if self.group is not None and not (self.group in owners if self.group != UNOWNED else not owners):
             return False

@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from watchdog.errors import did_you_mean
+from watchdog.labels import picks
 from watchdog.scan.check_types import Check
 from watchdog.scan.suites import Suite, SuiteError, SuiteProblem, load_suites
 
@@ -48,12 +49,7 @@ class CheckSelection:
         return bool(self.tags or self.owners or self.exclude_tags)
 
     def keeps(self, check: Check) -> bool:
-        tags = set(check.tags)
-        if self.tags and not tags & set(self.tags):
-            return False
-        if self.owners and not set(check.owners) & set(self.owners):
-            return False
-        return not tags & set(self.exclude_tags)
+        return picks(check.tags, check.owners, self.tags, self.owners) and not set(check.tags) & set(self.exclude_tags)
 
     def describe(self, config: bool = False) -> str:
         """``--tags finance --owner @alice --exclude-tags pii``, as the command line writes it (``config``: as
