@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
@@ -243,3 +244,12 @@ def full_length(text: str) -> int:
     it lost, so the real length survives the cut."""
     cut = _CUT.search(text)
     return cut.start() + int(cut.group(1)) if cut else len(text)
+
+
+def picks(tags: Iterable[str], owners: Iterable[str], want_tags: Iterable[str], want_owners: Iterable[str]) -> bool:
+    """The one rule by which a scan's selection and an alert destination pick checks: whether a check with
+    ``tags`` and ``owners`` has one of ``want_tags`` (when any are wanted) and one of ``want_owners`` (when any
+    are wanted)."""
+    wanted_tags, wanted_owners = set(want_tags), set(want_owners)
+    return ((not wanted_tags or bool(wanted_tags & set(tags)))
+            and (not wanted_owners or bool(wanted_owners & set(owners))))

@@ -20,8 +20,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from watchdog.findings import Finding, FindingsDoc
-from watchdog.labels import picks
+from watchdog.findings import Finding, FindingsDoc, picks
 
 PROBLEMS = ("fail", "error", "warn")
 #: the group of the checks that have no owner (``group_by: owner``)

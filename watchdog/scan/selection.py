@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from watchdog.errors import did_you_mean
-from watchdog.labels import picks
+from watchdog.findings import picks
 from watchdog.scan.check_types import Check
 from watchdog.scan.suites import Suite, SuiteError, SuiteProblem, load_suites
 
