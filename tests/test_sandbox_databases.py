@@ -262,3 +262,20 @@ def test_jit_off_holds_for_that_statement_only_on_postgresql(make_database, tmp_
     sqlite3.connect(tmp_path / "x.db").close()
     with Sandbox(f"sqlite:///{tmp_path / 'x.db'}") as box:
         assert box.query("SELECT 1", jit=False).rows == [(1,)]
+
+
+def test_ship_rows_holds_for_that_statement_only_on_postgresql(make_database, tmp_path):
+    """The diagnosis's failing-rows statement tells PostgreSQL a row handed on by a parallel worker is cheap (so
+    the rows are searched by its workers); the next statement has the server's setting again, and the flag changes
+    nothing elsewhere."""
+    db = make_database("postgresql")
+    with Sandbox(db.url) as box:
+        server = box.query("SELECT current_setting('parallel_tuple_cost')").rows[0][0]
+        assert float(box.query("SELECT current_setting('parallel_tuple_cost')", parallel=True,
+                               ship_rows=True).rows[0][0]) < 0.01
+        assert box.query("SELECT current_setting('parallel_tuple_cost')").rows[0][0] == server
+    import sqlite3
+
+    sqlite3.connect(tmp_path / "y.db").close()
+    with Sandbox(f"sqlite:///{tmp_path / 'y.db'}") as box:
+        assert box.query("SELECT 1", ship_rows=True).rows == [(1,)]

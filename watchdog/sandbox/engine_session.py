@@ -48,8 +48,9 @@ class EngineSession:
         return (" (the password was read as everything between the first ':' and the last '@' before the host;"
                 f" if that is not it, {ENCODE_HINT})")
 
-    def _begin(self, conn: sa.Connection, raw: Any, timeout_s: float, jit: bool = True) -> None:
-        """Make the transaction read-only and time-limited (per dialect); ``jit``: see :meth:`run`."""
+    def _begin(self, conn: sa.Connection, raw: Any, timeout_s: float, jit: bool = True,
+               ship_rows: bool = False) -> None:
+        """Make the transaction read-only and time-limited (per dialect); ``jit``, ``ship_rows``: see :meth:`run`."""
 
     def _cursor(self, raw: Any, max_rows: int, parallel: bool = False) -> Any:
         return raw.cursor()
@@ -76,8 +77,9 @@ class EngineSession:
         """Cancel the statement running on ``raw``, on the server (see :mod:`watchdog.sandbox.cancel`)."""
 
     def run(self, sql: str, *, max_rows: int, max_bytes: int, timeout_s: float,
-            parallel: bool = False, jit: bool = True) -> QueryResult:
-        """``jit``: False turns PostgreSQL's JIT compilation off for this statement."""
+            parallel: bool = False, jit: bool = True, ship_rows: bool = False) -> QueryResult:
+        """``jit``: False turns PostgreSQL's JIT compilation off for this statement; ``ship_rows``: PostgreSQL
+        plans it as if handing a row from a parallel worker on cost next to nothing."""
         start = time.monotonic()
         deadline = start + timeout_s
         try:
@@ -101,7 +103,7 @@ class EngineSession:
         late = _Deadline(sock, timeout_s + DEADLINE_GRACE_S)
         registered = cancelling.register(lambda: self._cancel(raw))
         try:
-            self._begin(conn, raw, timeout_s, jit)
+            self._begin(conn, raw, timeout_s, jit, ship_rows)
             cursor = self._cursor(raw, max_rows, parallel)
             try:
                 cursor.execute(sql)

@@ -92,13 +92,15 @@ class Sandbox:
         return self.policy.vet(sql)
 
     def query(self, sql: str, *, max_rows: int | None = None, timeout_s: float | None = None,
-              parallel: bool = False, jit: bool = True) -> QueryResult:
+              parallel: bool = False, jit: bool = True, ship_rows: bool = False) -> QueryResult:
         """Run one read statement and return its rows (raises a SandboxError subclass).
 
         ``parallel``: the caller needs no column names when there is no row (the scanner's own
         statements); PostgreSQL then streams the result from a plain statement instead of a
         server-side cursor, which lets the server plan it with parallel workers. ``jit``: False turns
-        PostgreSQL's JIT compilation off for this statement (elsewhere it changes nothing).
+        PostgreSQL's JIT compilation off for this statement (elsewhere it changes nothing). ``ship_rows``: the
+        statement hands many rows from its scan to the rest of the query (the diagnosis's failing rows); PostgreSQL
+        is told a row handed on by a parallel worker costs next to nothing, so it searches them with its workers.
         """
         self.policy.vet(sql)
         if cancelling.stopping():
@@ -113,6 +115,7 @@ class Sandbox:
             timeout_s=self.timeout_s if timeout_s is None else float(timeout_s),
             **({"parallel": True} if parallel else {}),
             **({"jit": False} if not jit and self.dialect == "postgres" else {}),
+            **({"ship_rows": True} if ship_rows and self.dialect == "postgres" else {}),
         )
 
     def columns(self, table: str) -> list[dict[str, str]]:

@@ -194,7 +194,8 @@ class PostgresSession(EngineSession):
         #: whether this role may set temp_file_limit (a superuser, or SET granted on PostgreSQL 15+)
         self._may_limit_temp: bool | None = None
 
-    def _begin(self, conn: sa.Connection, raw: Any, timeout_s: float, jit: bool = True) -> None:
+    def _begin(self, conn: sa.Connection, raw: Any, timeout_s: float, jit: bool = True,
+               ship_rows: bool = False) -> None:
         ms = max(1, int(timeout_s * 1000))
         with raw.cursor() as cur:
             cur.execute("BEGIN TRANSACTION READ ONLY")
@@ -204,6 +205,10 @@ class PostgresSession(EngineSession):
                 self._may_limit_temp) else ""
             # a statement of hundreds of expressions can spend longer compiling them than running them
             jit_off = "" if jit else ", set_config('jit', 'off', true)"
+            # the failing rows of many conditions: the planner prices the conditions low and a row handed on from
+            # a worker high, so it would search them alone (several times slower than with its workers)
+            if ship_rows:
+                jit_off += ", set_config('parallel_tuple_cost', '0.001', true)"
             # standard_conforming_strings: 'a\' is a whole string, as the parser read it
             cur.execute(f"SELECT set_config('statement_timeout', '{ms}', true), "
                         f"set_config('lock_timeout', '{ms}', true), "
@@ -317,7 +322,8 @@ class MySQLSession(EngineSession):
                                **({"password": password} if password else {})})
         self.encoding_hint = encoding_hint
 
-    def _begin(self, conn: sa.Connection, raw: Any, timeout_s: float, jit: bool = True) -> None:
+    def _begin(self, conn: sa.Connection, raw: Any, timeout_s: float, jit: bool = True,
+               ship_rows: bool = False) -> None:
         with raw.cursor() as cur:
             if getattr(conn.dialect, "is_mariadb", False):
                 limit = f"max_statement_time = {timeout_s:.3f}"

@@ -76,7 +76,8 @@ class SparkSession(EngineSession):
                                              connect_args={"configuration": settings})
         _quote_describe(self._engine.dialect)
 
-    def _begin(self, conn: sa.Connection, raw: Any, timeout_s: float, jit: bool = True) -> None:
+    def _begin(self, conn: sa.Connection, raw: Any, timeout_s: float, jit: bool = True,
+               ship_rows: bool = False) -> None:
         raw._watchdog_deadline = time.monotonic() + timeout_s
         raw._watchdog_timeout = timeout_s
         raw._watchdog_cancel = False
