@@ -136,12 +136,23 @@ def _timed(box: Any, jit: bool | None = None) -> list[tuple[str, float]]:
     return timed
 
 
+def timed_scan(box: Any, checks: list[Any]) -> tuple[Any, float, list[str]]:
+    """Scan ``checks`` through ``box`` (one sandbox at a time): the findings, the seconds, and the list that keeps
+    receiving every statement the sandbox sends from now on."""
+    from watchdog.scan.scanner import scan
+
+    sent: list[str] = []
+    box.on_execute(sent.append)
+    start = time.perf_counter()
+    doc = scan(box, checks, parallel=1)
+    return doc, time.perf_counter() - start, sent
+
+
 def measure(url: str, suite_path: Path, repeat: int, jit_too: bool = False) -> dict[str, Any]:
     """Medians over ``repeat`` rounds of the scan and its diagnosis; ``jit_too``: each round also diagnoses with
     PostgreSQL's JIT on, as the diagnosis ran before (interleaved, for the comparison)."""
     from watchdog.diagnose import diagnose
     from watchdog.sandbox import Sandbox
-    from watchdog.scan.scanner import scan
     from watchdog.scan.suites import load_suite
 
     scan_s: list[float] = []
@@ -154,11 +165,8 @@ def measure(url: str, suite_path: Path, repeat: int, jit_too: bool = False) -> d
     for _ in range(repeat):
         checks = load_suite(suite_path).checks
         with Sandbox(url, timeout_s=600) as box:
-            sent: list[str] = []
-            box.on_execute(sent.append)
-            start = time.perf_counter()
-            doc = scan(box, checks, parallel=1)
-            scan_s.append(time.perf_counter() - start)
+            doc, seconds, sent = timed_scan(box, checks)
+            scan_s.append(seconds)
             statements["scan"] = len(sent)
             failing = sum(f.status in ("fail", "warn") for f in doc.findings)
             sent.clear()

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import machine
-from bench.diagnose_cost import CHECKS, RANGE_COLUMNS, build_postgres, build_sqlite
+from bench.diagnose_cost import CHECKS, RANGE_COLUMNS, build_postgres, build_sqlite, timed_scan
 
 #: checks that pass on the generated table, to make a suite of 20 checks of which only some fail
 PASSING = [
@@ -103,7 +103,7 @@ def measure(url: str, suite_path: Path, repeat: int) -> dict[str, Any]:
     from watchdog.diagnose import diagnose
     from watchdog.diagnose.stage import wanted
     from watchdog.sandbox import Sandbox
-    from watchdog.scan.scanner import scan, with_column_types
+    from watchdog.scan.scanner import with_column_types
     from watchdog.scan.suites import load_suite
 
     runs: dict[str, list[float]] = {k: [] for k in ("scan_s", "diagnosis_s", "find_s", "count_s", "grouped_s")}
@@ -112,11 +112,8 @@ def measure(url: str, suite_path: Path, repeat: int) -> dict[str, Any]:
     for _ in range(repeat):
         checks = load_suite(suite_path).checks
         with Sandbox(url, timeout_s=600) as box:
-            sent: list[str] = []
-            box.on_execute(sent.append)
-            start = time.perf_counter()
-            doc = scan(box, checks, parallel=1)
-            runs["scan_s"].append(time.perf_counter() - start)
+            doc, seconds, sent = timed_scan(box, checks)
+            runs["scan_s"].append(seconds)
             count_sql = next(s for s in sent if s.upper().startswith("SELECT COUNT(*) AS M0"))
             sent.clear()
             start = time.perf_counter()
