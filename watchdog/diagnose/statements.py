@@ -9,7 +9,8 @@
   failing rows per value as ``SUM`` columns (all over the failing rows only);
 * the **rows** statement: one pass over the table without GROUP BY, counting the rows of just the segments
   that could be reported (``SUM(CASE …)``; none is needed for a segment without enough failing rows), the
-  rows each check's ``where`` keeps, and the table's timestamp range.
+  rows each check's ``where`` keeps, and the table's timestamp range (two index lookups where an index leads
+  with the timestamp column).
 
 Every check's failing rows are its own :class:`~watchdog.scan.check_types.base.RowFlag` (the check type says
 which rows fail; nothing is re-derived here). Counting happens in the database; only groups come back.
@@ -167,10 +168,25 @@ class RowsLayout:
         return 1 + len(self.scoped) + len(self.segments) * (1 + len(self.scoped))
 
 
+#: the dialects whose planner reads ``SELECT MIN(c) FROM t`` (and MAX) from an index leading with ``c``
+RANGE_BY_INDEX = frozenset({"sqlite", "strictsqlite", "postgres", "mysql"})
+
+
+def _time_range(table: str, timestamp: str, indexed: bool) -> list[exp.Expr]:
+    """The table's first and last timestamp: aggregates of the pass, or, where an index leads with the column, two
+    subqueries each its own index lookup (reading every row's timestamp is most of the pass's time otherwise)."""
+    if not indexed:
+        ts = sqlbuild.column(timestamp, ROW_ALIAS)
+        return [exp.Min(this=ts.copy()), exp.Max(this=ts)]
+    return [exp.select(agg(this=sqlbuild.column(timestamp)), copy=False)
+            .from_(sqlbuild.table(table), copy=False).subquery(copy=False) for agg in (exp.Min, exp.Max)]
+
+
 def rows(table: str, flags: list[RowFlag], columns: list[Column], segments: list[tuple[int, Any]],
-         timestamp: str | None, dialect: str) -> RowsLayout:
+         timestamp: str | None, dialect: str, indexed: bool = False) -> RowsLayout:
     """One pass over the table, no GROUP BY (conditional counts only): its rows, the rows each scoped check
-    looks at, the rows of each segment (``(column index, value)``), alone and within each scope, its time range."""
+    looks at, the rows of each segment (``(column index, value)``), alone and within each scope, its time range
+    (``indexed``: the timestamp column leads an index, on a dialect of :data:`RANGE_BY_INDEX`)."""
     scoped = [i for i, f in enumerate(flags) if f.scope is not None]
     items: list[exp.Expr] = [sqlbuild.count_star()]
     items += [_count_if(flags[i].scope.copy(), dialect) for i in scoped]  # type: ignore[union-attr]
@@ -179,8 +195,7 @@ def rows(table: str, flags: list[RowFlag], columns: list[Column], segments: list
         items += [_count_if(exp.and_(exp.Paren(this=flags[i].scope.copy()),  # type: ignore[union-attr]
                                      _equals(columns[j], v, dialect), copy=False), dialect) for j, v in segments]
     if timestamp:
-        ts = sqlbuild.column(timestamp, ROW_ALIAS)
-        items += [exp.Min(this=ts.copy()), exp.Max(this=ts)]
+        items += _time_range(table, timestamp, indexed and dialect in RANGE_BY_INDEX)
     query = (exp.select(*_named(*items), copy=False)
              .from_(sqlbuild.table(table, alias=ROW_ALIAS), copy=False))
     return RowsLayout(query.sql(dialect=dialect, copy=False), scoped, segments)

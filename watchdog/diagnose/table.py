@@ -17,6 +17,7 @@ from watchdog.redact import redact
 from watchdog.sandbox import Sandbox
 from watchdog.scan.check_types import Check
 from watchdog.scan.check_types.base import RowFlag
+from watchdog.scan.indexes import covered, index_prefixes
 from watchdog.scan.sqlbuild import split_name
 
 #: candidate segment columns per table, at most (in the table's column order)
@@ -217,7 +218,7 @@ def _rows(sandbox: Sandbox, table: str, items: list[Item], columns: list[st.Colu
                 item.out["segments"] = []
         return
     layout = st.rows(table, [i.flag for i in items], columns, [(j, raw[(j, k)]) for j, k in needed], timestamp,
-                     sandbox.dialect)
+                     sandbox.dialect, indexed=timestamp is not None and _leads_index(sandbox, table, timestamp))
     found = _run(sandbox, layout.sql, 2, budget, "rows statement")
     if not found:
         return
@@ -237,6 +238,16 @@ def _rows(sandbox: Sandbox, table: str, items: list[Item], columns: list[st.Colu
                     for m, (j, k) in enumerate(needed) if columns[j].name not in own]
         count = sum(tried.get(c.name, 0) for c in columns if c.name not in own)
         item.out["segments"] = concentrations(segments, n_rows, item.failing, tried=count)
+def _leads_index(sandbox: Sandbox, table: str, column: str) -> bool:
+    """Whether an index of ``table`` leads with ``column``, from the catalogue (False when it cannot be told)."""
+    if sandbox.dialect not in st.RANGE_BY_INDEX:
+        return False
+    try:
+        return bool(covered(index_prefixes(sandbox, table), [column]))
+    except (ValueError, WatchdogError):
+        return False
+
+
 def _int(value: Any) -> int:
     return 0 if value is None else int(value)
 
