@@ -9,7 +9,6 @@ here in Python from the rows the fixture loads.
 from __future__ import annotations
 
 import re
-
 from collections import Counter
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -78,7 +77,8 @@ def load_fixture(db: Any) -> None:
 
 
 #: statements that read the catalogue (which columns lead an index), not a table
-CATALOGUE = re.compile(r"pg_catalog\.|pragma_index_list|pragma_table_info|information_schema\.|duckdb_constraints|duckdb_indexes")
+CATALOGUE = re.compile(r"pg_catalog\.|pragma_index_list|pragma_table_info|information_schema\.|"
+                       r"duckdb_constraints|duckdb_indexes")
 
 
 def run_diagnosis(url: str, suite: Path, timeout_s: float = 30.0,
