@@ -186,7 +186,7 @@ def rows(table: str, flags: list[RowFlag], columns: list[Column], segments: list
          timestamp: str | None, dialect: str, indexed: bool = False) -> RowsLayout:
     """One pass over the table, no GROUP BY (conditional counts only): its rows, the rows each scoped check
     looks at, the rows of each segment (``(column index, value)``), alone and within each scope, its time range
-    (``indexed``: the timestamp column leads an index, on a dialect of :data:`RANGE_BY_INDEX`)."""
+    (``indexed``: the timestamp column leads an index and the dialect is one of :data:`RANGE_BY_INDEX`)."""
     scoped = [i for i, f in enumerate(flags) if f.scope is not None]
     items: list[exp.Expr] = [sqlbuild.count_star()]
     items += [_count_if(flags[i].scope.copy(), dialect) for i in scoped]  # type: ignore[union-attr]
@@ -195,7 +195,7 @@ def rows(table: str, flags: list[RowFlag], columns: list[Column], segments: list
         items += [_count_if(exp.and_(exp.Paren(this=flags[i].scope.copy()),  # type: ignore[union-attr]
                                      _equals(columns[j], v, dialect), copy=False), dialect) for j, v in segments]
     if timestamp:
-        items += _time_range(table, timestamp, indexed and dialect in RANGE_BY_INDEX)
+        items += _time_range(table, timestamp, indexed)
     query = (exp.select(*_named(*items), copy=False)
              .from_(sqlbuild.table(table, alias=ROW_ALIAS), copy=False))
     return RowsLayout(query.sql(dialect=dialect, copy=False), scoped, segments)

@@ -238,6 +238,8 @@ def _rows(sandbox: Sandbox, table: str, items: list[Item], columns: list[st.Colu
                     for m, (j, k) in enumerate(needed) if columns[j].name not in own]
         count = sum(tried.get(c.name, 0) for c in columns if c.name not in own)
         item.out["segments"] = concentrations(segments, n_rows, item.failing, tried=count)
+
+
 def _leads_index(sandbox: Sandbox, table: str, column: str) -> bool:
     """Whether an index of ``table`` leads with ``column``, from the catalogue (False when it cannot be told)."""
     if sandbox.dialect not in st.RANGE_BY_INDEX:

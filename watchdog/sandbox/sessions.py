@@ -204,15 +204,15 @@ class PostgresSession(EngineSession):
             temp = f", set_config('temp_file_limit', '{int(limits.TEMP_FILE_LIMIT_KB)}', true)" if (
                 self._may_limit_temp) else ""
             # a statement of hundreds of expressions can spend longer compiling them than running them
-            jit_off = "" if jit else ", set_config('jit', 'off', true)"
+            tuning = "" if jit else ", set_config('jit', 'off', true)"
             # the failing rows of many conditions: the planner prices the conditions low and a row handed on from
-            # a worker high, so it would search them alone (several times slower than with its workers)
+            # a worker high, so it would search them alone (about twice as slow as with its workers)
             if ship_rows:
-                jit_off += ", set_config('parallel_tuple_cost', '0.001', true)"
+                tuning += ", set_config('parallel_tuple_cost', '0.001', true)"
             # standard_conforming_strings: 'a\' is a whole string, as the parser read it
             cur.execute(f"SELECT set_config('statement_timeout', '{ms}', true), "
                         f"set_config('lock_timeout', '{ms}', true), "
-                        f"set_config('standard_conforming_strings', 'on', true){temp}{jit_off}")
+                        f"set_config('standard_conforming_strings', 'on', true){temp}{tuning}")
 
     def _cursor(self, raw: Any, max_rows: int, parallel: bool = False) -> Any:
         if parallel:
